@@ -1,0 +1,623 @@
+"""The auditor: one hand record in, every trick, point, infraction (with its proof) and result out.
+
+It reads a record the way a referee would. Turn order, timing and card counts are checked as
+the plays come. Follow obligations and throws are checked against what each seat is known to
+have held: its recorded hand when there is one (referee entry, simulator), otherwise — the
+camera's case — the cards it played from that trick on, because after the kitty is buried no
+card enters a hand. A later play can therefore prove an earlier revoke, hidden card or failed
+throw; when the proof appears decides revoke (within ``hidden_card_after_tricks``) or 藏牌.
+A record of a hand in progress audits too (``result`` is None).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.cards import (
+    COPIES,
+    DECK_SIZE,
+    SEATS,
+    other_side,
+    partner_of,
+    points,
+    side_of,
+)
+from engine.order import HandOrder
+from engine.profiles import RuleProfile
+from engine.record import HandRecord, Play, RecordError
+from engine.scoring import HandOutcome, kitty_multiplier, settle_hand
+from engine.tricks import (
+    FollowViolation,
+    Lead,
+    follow_violation,
+    read_lead,
+    throw_defeat,
+    winner_index,
+)
+
+KINDS: tuple[str, ...] = (
+    "revoke",
+    "hidden_cards",
+    "failed_throw",
+    "out_of_turn",
+    "overtime",
+    "kitty_count",
+    "card_count",
+    "duplicate_card",
+)
+
+
+@dataclass(frozen=True)
+class Infraction:
+    kind: str
+    seat: str
+    trick: int | None  # 1-based; None for the kitty
+    cards: tuple[str, ...]
+    penalty: int
+    proof: str
+    found_at: int | None = None  # trick whose play proved it (None: seen as it happened)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "seat": self.seat,
+            "trick": self.trick,
+            "cards": list(self.cards),
+            "penalty": self.penalty,
+            "proof": self.proof,
+            "found_at": self.found_at,
+        }
+
+
+@dataclass(frozen=True)
+class TrickAudit:
+    number: int
+    leader: str  # the seat whose turn it was to lead
+    plays: tuple[Play, ...]  # in the order they touched the table
+    lead: Lead
+    complete: bool
+    winner: str | None  # by the cards
+    points: int
+    points_to: str | None = None  # seat credited with the points (differs after revoke_cannot_win)
+
+
+@dataclass(frozen=True)
+class KittyAudit:
+    cards: tuple[str, ...] | None
+    points: int
+    multiplier: int
+    won_by_defenders: bool | None
+    bonus: int
+
+
+@dataclass
+class AuditReport:
+    record: HandRecord
+    profile: RuleProfile
+    tricks: list[TrickAudit]
+    defender_points: int
+    kitty: KittyAudit
+    penalties: dict[str, int]
+    infractions: list[Infraction]
+    finished: bool
+    result: HandOutcome | None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def declarer_side(self) -> str:
+        return side_of(self.record.declarer)
+
+    def to_json(self) -> dict[str, Any]:
+        result = None
+        if self.result is not None:
+            r = self.result
+            result = {
+                "defender_total": r.defender_total,
+                "levels_before": dict(r.levels_before),
+                "levels_after": dict(r.levels_after),
+                "level_change": dict(r.level_change),
+                "next_declarer": r.next_declarer,
+                "game_winner": r.game_winner,
+                "explanation": list(r.explanation),
+            }
+        return {
+            "rules": self.profile.name,
+            "declarer": self.record.declarer,
+            "declarer_side": self.declarer_side,
+            "level": self.record.level,
+            "trump": self.record.trump,
+            "finished": self.finished,
+            "tricks": [
+                {
+                    "number": t.number,
+                    "leader": t.leader,
+                    "winner": t.winner,
+                    "points": t.points,
+                    "points_to": t.points_to,
+                    "complete": t.complete,
+                }
+                for t in self.tricks
+            ],
+            "defender_points": self.defender_points,
+            "kitty": {
+                "cards": None if self.kitty.cards is None else list(self.kitty.cards),
+                "points": self.kitty.points,
+                "multiplier": self.kitty.multiplier,
+                "won_by_defenders": self.kitty.won_by_defenders,
+                "bonus": self.kitty.bonus,
+            },
+            "penalties": dict(self.penalties),
+            "infractions": [i.to_json() for i in self.infractions],
+            "result": result,
+        }
+
+
+class _Auditor:
+    def __init__(self, record: HandRecord) -> None:
+        self.record = record
+        self.profile = record.profile()
+        self.order = HandOrder(record.level, record.trump, self.profile)
+        self.declarer_side = side_of(record.declarer)
+        self.hand_size = (DECK_SIZE - self.profile.kitty_size) // 4
+        self.infractions: list[Infraction] = []
+        self.count_flagged: set[str] = set()
+        self.overtime_counts: Counter[str] = Counter()
+        self.tricks: list[TrickAudit] = []
+        # plays[t][seat] for complete or partial tricks, t 0-based
+        self.by_seat: list[dict[str, tuple[str, ...]]] = []
+
+    # ----- helpers -------------------------------------------------------------------------
+    def flag(
+        self,
+        kind: str,
+        seat: str,
+        trick: int | None,
+        cards: Sequence[str],
+        penalty: int,
+        proof: str,
+        found_at: int | None = None,
+    ) -> None:
+        self.infractions.append(
+            Infraction(kind, seat, trick, tuple(cards), penalty, proof, found_at)
+        )
+
+    def cls_name(self, cls: str | None) -> str:
+        return "mixed suits" if cls is None else self.order.describe_class(cls)
+
+    # ----- pass 1: order, time, counts, winners --------------------------------------------
+    def walk_tricks(self) -> None:
+        p = self.profile
+        leader = self.record.declarer
+        prev_t = self.record.kitty_buried_t
+        self.check_bury_time()
+        for number, plays in enumerate(self.record.tricks, start=1):
+            seen: set[str] = set()
+            rotation = p.seats_in_play_order(leader)
+            for play in plays:
+                if play.seat in seen:
+                    raise RecordError(
+                        f"trick {number}: seat {play.seat} plays twice; record one play per seat"
+                    )
+                expected = next(s for s in rotation if s not in seen)
+                if play.seat != expected:
+                    self.flag(
+                        "out_of_turn",
+                        play.seat,
+                        number,
+                        play.cards,
+                        p.penalty_out_of_turn_per_card * len(play.cards),
+                        f"trick {number}: {play.seat} played {' '.join(play.cards)} before "
+                        f"{expected}, whose turn it was (order {'→'.join(rotation)}, "
+                        f"led by {leader}) · 越序出牌",
+                    )
+                seen.add(play.seat)
+                prev_t = self.check_play_time(number, play, prev_t)
+            lead_play = next((pl for pl in plays if pl.seat == leader), plays[0] if plays else None)
+            if lead_play is None:
+                self.by_seat.append({})
+                self.tricks.append(
+                    TrickAudit(number, leader, plays, Lead((), None, ()), False, None, 0)
+                )
+                continue
+            rot = p.seats_in_play_order(lead_play.seat)
+            ordered = sorted(plays, key=lambda pl: rot.index(pl.seat))
+            lead = read_lead(self.order, lead_play.cards)
+            self.by_seat.append({pl.seat: pl.cards for pl in plays})
+            if lead.cls is None:
+                self.flag(
+                    "failed_throw",
+                    lead_play.seat,
+                    number,
+                    lead_play.cards,
+                    p.throw_fail_penalty_per_card * lead.size,
+                    f"trick {number}: {lead_play.seat} led {' '.join(lead.cards)}, which mixes "
+                    "suits; a throw (甩牌) must be of one suit or all trumps",
+                )
+            for pl in ordered[1:]:
+                if len(pl.cards) != lead.size and pl.seat not in self.count_flagged:
+                    self.count_flagged.add(pl.seat)
+                    self.flag(
+                        "card_count",
+                        pl.seat,
+                        number,
+                        pl.cards,
+                        self.hand_count_penalty(abs(len(pl.cards) - lead.size)),
+                        f"trick {number}: {lead_play.seat} led {lead.size} card(s) but "
+                        f"{pl.seat} played {len(pl.cards)} · 出牌张数不符",
+                    )
+            complete = len(plays) == 4
+            winner = None
+            if complete:
+                w = winner_index(self.order, lead, [pl.cards for pl in ordered])
+                winner = ordered[w].seat
+            trick_points = points(c for pl in plays for c in pl.cards)
+            self.tricks.append(
+                TrickAudit(number, leader, plays, lead, complete, winner, trick_points, winner)
+            )
+            if not complete:
+                break
+            assert winner is not None
+            leader = winner
+
+    def hand_count_penalty(self, cards_off: int) -> int:
+        p = self.profile
+        return p.penalty_hand_count * (cards_off if p.penalty_hand_count_per_card else 1)
+
+    def check_bury_time(self) -> None:
+        r, p = self.record, self.profile
+        if r.kitty_taken_t is None or r.kitty_buried_t is None or p.bury_time_limit_s is None:
+            return
+        took = r.kitty_buried_t - r.kitty_taken_t
+        if took > p.bury_time_limit_s:
+            self.flag(
+                "overtime",
+                r.declarer,
+                None,
+                (),
+                self.overtime_penalty(r.declarer),
+                f"kitty: {r.declarer} took {took:.1f} s to bury the kitty; the limit is "
+                f"{p.bury_time_limit_s:g} s · 扣底超时",
+            )
+
+    def check_play_time(self, number: int, play: Play, prev_t: float | None) -> float | None:
+        limit = self.profile.play_time_limit_s
+        if play.t is None:
+            return prev_t
+        if limit is not None and prev_t is not None and play.t - prev_t > limit:
+            self.flag(
+                "overtime",
+                play.seat,
+                number,
+                play.cards,
+                self.overtime_penalty(play.seat),
+                f"trick {number}: {play.seat} played {' '.join(play.cards)} "
+                f"{play.t - prev_t:.1f} s after the previous card (t={prev_t:g} → {play.t:g}); "
+                f"the limit is {limit:g} s · 出牌超时",
+            )
+        return play.t
+
+    def overtime_penalty(self, seat: str) -> int:
+        p = self.profile
+        self.overtime_counts[seat] += 1
+        if p.overtime_penalty == "escalating":
+            return p.overtime_penalty_step * (self.overtime_counts[seat] - 1)
+        return 0
+
+    # ----- pass 2: what each seat held -----------------------------------------------------
+    def holdings(self) -> Iterator[tuple[int, dict[str, Counter[str]]]]:
+        """(trick index, seat → holding at that trick) for every trick with a lead."""
+        hands = self.record.hands
+        if hands is not None:
+            running = {s: Counter(hands[s]) for s in SEATS}
+            for t, plays in enumerate(self.by_seat):
+                yield t, running
+                for seat, cards in plays.items():
+                    missing = Counter(cards) - running[seat]
+                    if missing and seat not in self.count_flagged:
+                        self.count_flagged.add(seat)
+                        self.flag(
+                            "card_count",
+                            seat,
+                            t + 1,
+                            tuple(missing.elements()),
+                            self.hand_count_penalty(sum(missing.values())),
+                            f"trick {t + 1}: {seat} played {' '.join(missing.elements())}, "
+                            "which its recorded hand no longer held · 手牌不符",
+                        )
+                    running[seat] = running[seat] - Counter(cards)
+        else:
+            running = {s: Counter[str]() for s in SEATS}
+            for t in range(len(self.by_seat) - 1, -1, -1):
+                for seat, cards in self.by_seat[t].items():
+                    running[seat].update(cards)
+                yield t, running
+
+    def check_follows_and_throws(self) -> None:
+        for t, held in self.holdings():
+            trick = self.tricks[t]
+            if trick.lead.cls is None:
+                continue
+            plays = self.by_seat[t]
+            for seat, cards in plays.items():
+                if cards == trick.lead.cards and seat == self.lead_seat(t):
+                    continue
+                v = follow_violation(self.order, self.profile, trick.lead, held[seat], cards)
+                if v is not None:
+                    self.report_follow(t, seat, cards, v)
+            if trick.lead.is_throw:
+                self.check_throw(t, held)
+
+    def lead_seat(self, t: int) -> str:
+        trick = self.tricks[t]
+        plays = self.by_seat[t]
+        return trick.leader if trick.leader in plays else trick.plays[0].seat
+
+    def report_follow(self, t: int, seat: str, cards: tuple[str, ...], v: FollowViolation) -> None:
+        p = self.profile
+        trick = self.tricks[t]
+        number = t + 1
+        found = number
+        proving: list[str] = []
+        if self.record.hands is None:
+            lower: Counter[str] = Counter(cards)
+            for later in range(t + 1, len(self.by_seat)):
+                more = self.by_seat[later].get(seat, ())
+                lower.update(more)
+                proving += [c for c in more if self.order.info[c].cls == trick.lead.cls]
+                if follow_violation(self.order, p, trick.lead, lower, cards) is not None:
+                    found = later + 1
+                    break
+        delay = found - number
+        hidden = delay >= p.hidden_card_after_tricks
+        what = {
+            "suit": f"{v.needed} card(s) of {self.cls_name(trick.lead.cls)}",
+            "pair": f"{v.needed} pair(s) of {self.cls_name(trick.lead.cls)}",
+            "tractor": f"a {v.needed}-pair tractor of {self.cls_name(trick.lead.cls)}",
+        }[v.obligation]
+        if self.record.hands is not None:
+            why = f"its recorded hand held {v.held}"
+        else:
+            why = (
+                f"it later played {' '.join(proving)} (by trick {found}), so it held them "
+                f"at trick {number}"
+            )
+        lead_seat = self.lead_seat(t)
+        proof = (
+            f"trick {number}: {lead_seat} led {' '.join(trick.lead.cards)}; {seat} played "
+            f"{' '.join(cards)} but had to play {what}: {why}. "
+        )
+        if hidden:
+            proof += (
+                f"Proven {delay} tricks later (≥ {p.hidden_card_after_tricks}): 藏牌 hidden cards"
+            )
+            self.flag("hidden_cards", seat, number, cards, p.penalty_hidden_card, proof, found)
+        else:
+            proof += "Proven within the round: 吃苍蝇/跟错牌 revoke"
+            penalty = p.penalty_revoke_per_card * v.wrong_cards
+            self.flag("revoke", seat, number, cards, penalty, proof, found)
+
+    def check_throw(self, t: int, held: dict[str, Counter[str]]) -> None:
+        p = self.profile
+        trick = self.tricks[t]
+        thrower = self.lead_seat(t)
+        number = t + 1
+        judges = [
+            s
+            for s in p.seats_in_play_order(thrower)[1:]
+            if p.throw_partner_can_defeat or s != partner_of(thrower)
+        ]
+        failing = []
+        first = None
+        for unit in trick.lead.units:
+            for seat in judges:
+                single = Lead(trick.lead.cards, trick.lead.cls, (unit, unit))
+                d = throw_defeat(self.order, single, held[seat])
+                if d is not None:
+                    failing.append(unit)
+                    if first is None or (unit.pairs, unit.top) < (first[1].pairs, first[1].top):
+                        first = (seat, unit, d.beaten_by)
+                    break
+        if first is None:
+            return
+        seat, unit, beaten_by = first
+        n = trick.lead.size
+        if p.throw_fail_penalty == "all_but_forced" and len(failing) < len(trick.lead.units):
+            wrong = n - min(failing, key=lambda u: (u.pairs, u.top)).size
+        else:
+            wrong = n
+        where = "its recorded hand"
+        found = number
+        if self.record.hands is None:
+            need = Counter(beaten_by)
+            for later in range(t, len(self.by_seat)):
+                need -= Counter(self.by_seat[later].get(seat, ()))
+                if not need:
+                    found = later + 1
+                    break
+            where = f"its plays up to trick {found}"
+        proof = (
+            f"trick {number}: {thrower} threw {' '.join(trick.lead.cards)} (甩牌); {seat} held "
+            f"{' '.join(beaten_by)} ({where}), which beats the thrown {unit.kind()} "
+            f"{' '.join(unit.cards)} · 甩牌失败"
+        )
+        penalty = p.throw_fail_penalty_per_card * wrong
+        self.flag("failed_throw", thrower, number, trick.lead.cards, penalty, proof, found)
+
+    # ----- pass 3: card identities and counts ----------------------------------------------
+    def check_cards(self) -> None:
+        r, p = self.record, self.profile
+        if r.kitty is not None and len(r.kitty) != p.kitty_size:
+            self.flag(
+                "kitty_count",
+                r.declarer,
+                None,
+                r.kitty,
+                p.wrong_kitty_penalty,
+                f"kitty: {len(r.kitty)} cards buried, the rule is {p.kitty_size} · 扣错底牌",
+            )
+        seen: Counter[str] = Counter()
+        where: dict[str, list[str]] = {}
+        base: list[tuple[str, str]] = [(c, "the kitty") for c in (r.kitty or ())]
+        if r.hands is not None:
+            base += [(c, f"{s}'s recorded hand") for s in SEATS for c in r.hands[s]]
+        for card, place in base:
+            seen[card] += 1
+            where.setdefault(card, []).append(place)
+        for number, plays in enumerate(r.tricks, start=1):
+            for play in plays:
+                for card in play.cards:
+                    if r.hands is not None:
+                        continue  # hands already count every card a seat can play
+                    seen[card] += 1
+                    where.setdefault(card, []).append(f"trick {number} ({play.seat})")
+                    if seen[card] == COPIES + 1:
+                        self.flag(
+                            "duplicate_card",
+                            play.seat,
+                            number,
+                            (card,),
+                            0,
+                            f"trick {number}: {play.seat} showed a third {card}; two decks hold "
+                            f"two ({', '.join(where[card])}) · 牌张重复",
+                        )
+        if r.hands is not None:
+            for card, n in seen.items():
+                if n > COPIES:
+                    self.flag(
+                        "duplicate_card",
+                        r.declarer,
+                        None,
+                        (card,),
+                        0,
+                        f"{n} copies of {card} in {', '.join(where[card])}; two decks hold two",
+                    )
+
+    def check_hand_sizes(self) -> None:
+        r = self.record
+        kitty_short = 0 if r.kitty is None else self.profile.kitty_size - len(r.kitty)
+        for seat in SEATS:
+            if seat in self.count_flagged:
+                continue
+            played = sum(len(pl.get(seat, ())) for pl in self.by_seat)
+            expected = self.hand_size + (kitty_short if seat == r.declarer else 0)
+            if played != expected:
+                self.count_flagged.add(seat)
+                self.flag(
+                    "card_count",
+                    seat,
+                    len(self.tricks) or None,
+                    (),
+                    self.hand_count_penalty(abs(played - expected)),
+                    f"end of hand: {seat} played {played} cards but held {expected} · 多牌/少牌",
+                )
+
+    def is_finished(self) -> bool:
+        if self.record.finished is not None:
+            return self.record.finished
+        if not self.tricks or not self.tricks[-1].complete:
+            return False
+        return any(sum(len(pl.get(s, ())) for pl in self.by_seat) >= self.hand_size for s in SEATS)
+
+    # ----- pass 4: points and result -------------------------------------------------------
+    def apply_revoke_cannot_win(self) -> None:
+        if not self.profile.revoke_cannot_win:
+            return
+        for inf in self.infractions:
+            if inf.kind != "revoke" or inf.trick is None:
+                continue
+            t = inf.trick - 1
+            trick = self.tricks[t]
+            if trick.winner != inf.seat:
+                continue
+            rot = self.profile.seats_in_play_order(self.lead_seat(t))
+            ordered = [pl for pl in sorted(trick.plays, key=lambda pl: rot.index(pl.seat))]
+            others = [pl for pl in ordered if pl.seat != inf.seat]
+            if not others:
+                continue
+            w = winner_index(self.order, trick.lead, [pl.cards for pl in others])
+            if others[0].seat != self.lead_seat(t):
+                w = 0
+            self.tricks[t] = TrickAudit(
+                trick.number,
+                trick.leader,
+                trick.plays,
+                trick.lead,
+                trick.complete,
+                trick.winner,
+                trick.points,
+                others[w].seat,
+            )
+
+    def report(self) -> AuditReport:
+        self.walk_tricks()
+        self.check_cards()
+        self.check_follows_and_throws()
+        finished = self.is_finished()
+        if finished:
+            self.check_hand_sizes()
+        self.apply_revoke_cannot_win()
+        self.infractions.sort(key=lambda i: (i.trick or 0, SEATS.index(i.seat)))
+        r, p = self.record, self.profile
+        defenders = other_side(self.declarer_side)
+        defender_points = sum(
+            t.points for t in self.tricks if t.points_to and side_of(t.points_to) == defenders
+        )
+        against = {self.declarer_side: 0, defenders: 0}
+        for inf in self.infractions:
+            against[side_of(inf.seat)] += inf.penalty
+        to_defenders = against[self.declarer_side] - against[defenders]
+        penalties = {
+            "against_declarers": against[self.declarer_side],
+            "against_defenders": against[defenders],
+            "to_defenders": to_defenders,
+        }
+        kitty_pts = points(r.kitty) if r.kitty is not None else 0
+        last = self.tricks[-1] if self.tricks else None
+        units = [u.pairs for u in last.lead.units] if last and last.lead.units else [0]
+        if last and not last.lead.units:
+            units = [0] * max(1, last.lead.size)
+        mult = kitty_multiplier(p, units)
+        won = None
+        if finished and last is not None and last.points_to is not None:
+            won = side_of(last.points_to) == defenders
+        bonus = kitty_pts * mult if won else 0
+        kitty = KittyAudit(r.kitty, kitty_pts, mult, won, bonus)
+        result = None
+        if finished and last is not None and (r.kitty is not None or not won):
+            winner_cards: tuple[str, ...] = ()
+            for pl in last.plays:
+                if pl.seat == last.points_to:
+                    winner_cards = pl.cards
+            result = settle_hand(
+                p,
+                levels=r.levels,
+                declarer=r.declarer,
+                defender_table_points=defender_points,
+                kitty_points=kitty_pts,
+                kitty_multiplier=mult,
+                defenders_won_last_trick=bool(won),
+                last_trick_winning_cards=winner_cards,
+                last_trick_is_throw=last.lead.is_throw or last.lead.cls is None,
+                penalties_to_defenders=to_defenders,
+                first_hand=r.first_hand,
+                must_play_done=r.must_play_done,
+            )
+        return AuditReport(
+            record=r,
+            profile=p,
+            tricks=self.tricks,
+            defender_points=defender_points,
+            kitty=kitty,
+            penalties=penalties,
+            infractions=self.infractions,
+            finished=finished,
+            result=result,
+        )
+
+
+def audit(record: HandRecord) -> AuditReport:
+    """Audit one hand record (see the module docstring)."""
+    return _Auditor(record).report()

@@ -1,0 +1,1 @@
+"""Shared pytest configuration; the repository root is pytest's rootdir (see pyproject.toml)."""

@@ -1,0 +1,267 @@
+"""The auditor, trick by trick (VARIANTS.md §1, §4, §6, §7, §10, §11).
+
+Default record: rules XX (clockwise, so S leads and W, N, E follow), level 2, trump ♥.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from engine.audit import audit
+from engine.record import RecordError, load_record
+from tests.builders import kinds, record, run, trick
+
+
+def test_trick_winner_highest_of_the_led_suit_and_points_go_to_the_winner() -> None:
+    report = run(["S:KS W:AS N:10S E:5S"])
+    assert report.tricks[0].winner == "W"
+    assert report.tricks[0].points == 25
+    assert report.defender_points == 25  # W is a defender (declarer S)
+
+
+def test_a_trump_beats_any_card_of_a_side_suit_the_trumper_is_void_in() -> None:
+    report = run(["S:AS W:3H N:KS E:QS"])
+    assert report.tricks[0].winner == "W"
+    assert kinds(report) == []
+
+
+def test_equal_cards_first_played_wins() -> None:
+    # VARIANTS.md L67 tie_rule: 「每輪中相同花色，相同大小的牌以先出為大」 004 L26
+    report = run(["S:AS W:AS N:3S E:4S"])
+    assert report.tricks[0].winner == "S"
+    report = run(["S:3C W:2S N:2D E:4C"])  # level 2, trump ♥: 2S and 2D are equal trumps
+    assert report.tricks[0].winner == "W"
+
+
+def test_a_pair_lead_is_beaten_only_by_a_higher_pair() -> None:
+    report = run(["S:KS,KS W:AS,QS N:3S,3S E:4S,5S"])
+    assert report.tricks[0].winner == "S"
+    assert run(["S:KS,KS W:AS,AS N:3S,3S E:4S,5S"]).tricks[0].winner == "W"
+
+
+def test_a_side_suit_throw_can_only_be_beaten_by_trumps_of_the_same_shape() -> None:
+    report = run(["S:AS,KS,KS W:3H,4H,4H N:3S,4S,5S E:3H,5H,6H"])
+    assert report.tricks[0].winner == "W"
+
+
+def test_play_order_follows_the_profile_direction() -> None:
+    # VARIANTS.md L32 play_direction: B counter-clockwise, XX clockwise (002 L37)
+    assert kinds(run(["S:AS E:3S N:4S W:5S"], rules="B")) == []
+    assert kinds(run(["S:AS W:3S N:4S E:5S"], rules="XX")) == []
+
+
+def test_a_play_before_ones_turn_is_out_of_turn_ten_a_card() -> None:
+    # VARIANTS.md L137 penalty_out_of_turn: 「越序出牌每張罰10分」 002 L54
+    report = run(["S:KS,KS N:3S,4S W:5S,5S E:6S,7S"])
+    assert kinds(report) == [("out_of_turn", "N", 1)]
+    assert report.infractions[0].penalty == 20
+    assert report.penalties["against_declarers"] == 20
+
+
+def test_the_next_trick_is_led_by_the_winner_of_the_last() -> None:
+    report = run(["S:KS W:AS N:3S E:4S", "S:5D W:3D N:4D E:6D"])
+    assert kinds(report) == [("out_of_turn", "S", 2)]
+
+
+def test_a_play_over_15_seconds_is_overtime() -> None:
+    # VARIANTS.md L33 play_time_limit_s 15 s: 「各选手出牌时间不得超过15秒」 002 L32
+    t = trick("S:KS W:AS N:3S E:4S", times=[50.0, 60.0, 76.5, 80.0])
+    report = run([t], kitty_buried_t=41.0)
+    assert kinds(report) == [("overtime", "N", 1)]
+    assert report.infractions[0].penalty == 0  # XX: 「发现超时可要求领先方胜」 002 L59
+
+
+def test_the_first_lead_is_timed_from_the_kitty_burial() -> None:
+    t = trick("S:KS W:AS N:3S E:4S", times=[60.0, 61.0, 62.0, 63.0])
+    assert kinds(run([t], kitty_buried_t=41.0)) == [("overtime", "S", 1)]
+
+
+def test_burying_the_kitty_over_60_seconds_is_overtime() -> None:
+    # VARIANTS.md L34 bury_time_limit_s: 「扣底牌不得超过60秒」 002 L32
+    report = run([], kitty_taken_t=10.0, kitty_buried_t=75.0)
+    assert kinds(report) == [("overtime", "S", None)]
+
+
+def test_b_escalates_overtime_warning_then_10_then_20() -> None:
+    # VARIANTS.md L35 overtime_penalty: 「第一次警告，第二次判罰10分，第三次判罰20分」 001 L25
+    plays = [
+        trick("S:KS E:AS N:3S W:4S", times=[0.0, 20.0, 21.0, 22.0]),
+        trick("E:KD N:3D W:4D S:5D", times=[40.0, 41.0, 42.0, 43.0]),
+        trick("E:QD N:6D W:7D S:8D", times=[60.0, 61.0, 62.0, 63.0]),
+    ]
+    report = run(plays, rules="B", kitty_buried_t=0.0, rule_overrides={"play_time_limit_s": 15})
+    assert [(i.kind, i.seat, i.penalty) for i in report.infractions] == [
+        ("overtime", "E", 0),
+        ("overtime", "E", 10),
+        ("overtime", "E", 20),
+    ]
+
+
+def test_a_revoke_proven_by_the_next_trick_is_a_revoke_ten_a_card() -> None:
+    # VARIANTS.md L138 penalty_revoke: 「凡跟错牌（吃“苍蝇”），在该轮发现，则判每张罚10分」 002 L55
+    report = run(["S:AS W:3D N:4S E:5S", "S:KS W:6S N:7S E:8S"])
+    assert kinds(report) == [("revoke", "W", 1)]
+    inf = report.infractions[0]
+    assert inf.penalty == 10 and inf.found_at == 2
+    assert "6S" in inf.proof
+
+
+def test_a_revoke_proven_two_tricks_later_is_hidden_cards_eighty() -> None:
+    # VARIANTS.md L139 / §11.1: 「一圈后（不包括当圈，即第三圈）发现视为藏牌成立，判罚80分」 002 L56
+    report = run(["S:AS W:3D N:4S E:5S", "S:KC W:3C N:4C E:5C", "S:KS W:6S N:7S E:8S"])
+    assert kinds(report) == [("hidden_cards", "W", 1)]
+    assert report.infractions[0].penalty == 80
+    assert report.infractions[0].found_at == 3
+
+
+def test_hidden_card_timing_is_a_knob() -> None:
+    plays = ["S:AS W:3D N:4S E:5S", "S:KC W:3C N:4C E:5C", "S:KS W:6S N:7S E:8S"]
+    report = run(plays, rule_overrides={"hidden_card_after_tricks": 3})
+    assert kinds(report) == [("revoke", "W", 1)]
+
+
+def test_hf_punishes_hidden_cards_twenty_per_occurrence() -> None:
+    # VARIANTS.md L91: 「故意出錯牌，如有對不出對、同一花式不出的，一經發現一次罰20分」 004 L46
+    plays = ["S:AS E:3D N:4S W:5S", "S:KC E:3C N:4C W:5C", "S:KS E:6S N:7S W:8S"]
+    report = run(plays, rules="HF")
+    assert [(i.kind, i.penalty) for i in report.infractions] == [("hidden_cards", 20)]
+
+
+def test_withholding_a_pair_is_proven_when_both_copies_appear_later() -> None:
+    # VARIANTS.md L89 follow_pair: 「其余各家在同花色（或主牌）中有对必须跟出」 002 L49
+    plays = ["S:KS,KS W:3S,4S N:5S,6S E:7S,8S", "S:AD,AD W:9S,9S N:3D,3D E:4D,5D"]
+    report = run(plays)
+    assert kinds(report) == [("revoke", "W", 1)]
+    assert report.infractions[0].penalty == 20
+
+
+def test_a_pair_split_over_two_later_tricks_still_proves_the_pair() -> None:
+    plays = [
+        "S:KS,KS W:3S,4S N:5S,6S E:7S,8S",
+        "S:AD W:9S N:3D E:4D",
+        "S:AC W:9S N:3C E:4C",
+    ]
+    report = run(plays)
+    assert kinds(report) == [("hidden_cards", "W", 1)]
+
+
+def test_without_the_pair_rule_a_withheld_pair_is_legal() -> None:
+    plays = ["S:KS,KS W:3S,4S N:5S,6S E:7S,8S", "S:AD,AD W:9S,9S N:3D,3D E:4D,5D"]
+    report = run(plays, rule_overrides={"follow_pair": False})
+    assert [k for k in kinds(report) if k[1] == "W" and k[2] == 1] == []
+
+
+def test_withholding_a_tractor_is_a_violation_where_tractors_must_be_followed() -> None:
+    # VARIANTS.md L90 follow_tractor: 「有對或拖拉機必須跟對或拖拉機」 001 L12–13
+    plays = [
+        "S:KS,KS,QS,QS E:3S,3S,6S,7S N:5S,5S,9S,10S W:8S,8S,JS,JS",
+        "S:AD,AD E:4S,4S N:3D,3D W:4D,5D",
+    ]
+    report = run(plays, rules="B", rule_overrides={"follow_pair": False})
+    assert kinds(report) == [("revoke", "E", 1)]
+    report = run(plays, rules="B", rule_overrides={"follow_pair": False, "follow_tractor": False})
+    assert kinds(report) == []
+
+
+def test_with_recorded_hands_a_revoke_is_flagged_at_once() -> None:
+    hands = {
+        "S": ["AS"],
+        "W": ["3D", "6S"],
+        "N": ["4S"],
+        "E": ["5S"],
+    }
+    rec = record(["S:AS W:3D N:4S E:5S"], hands=hands, finished=False)
+    report = audit(load_record(rec))
+    assert kinds(report) == [("revoke", "W", 1)]
+    assert report.infractions[0].found_at == 1
+
+
+def test_a_throw_that_an_opponent_could_beat_fails_ten_a_card() -> None:
+    # VARIANTS.md L99 throw_fail_penalty: 「一张牌罚10分，甩几张罚几十」 002 L58
+    plays = ["S:AS,QS W:KS,3S N:4S,5S E:6S,7S"]
+    report = run(plays)
+    assert kinds(report) == [("failed_throw", "S", 1)]
+    assert report.infractions[0].penalty == 20
+    assert "KS" in report.infractions[0].proof
+
+
+def test_a_throw_beaten_only_by_the_partner_fails_only_where_partners_count() -> None:
+    # VARIANTS.md L98 / §11.5 throw_checked_against: HF 「其餘三人有一人」 004 L44
+    plays = ["S:AS,QS W:3S,4S N:KS,5S E:6S,7S"]
+    assert kinds(run(plays)) == [("failed_throw", "S", 1)]
+    assert kinds(run(plays, rule_overrides={"throw_partner_can_defeat": False})) == []
+
+
+def test_b_fines_a_failed_throw_for_the_cards_other_than_the_forced_one() -> None:
+    # VARIANTS.md L99: 「其餘為出錯牌，出錯牌一張罰10分」 001 L24
+    plays = ["S:KS,QS,QS E:AS,3S,4S N:5S,6S,7S W:8S,9S,10S"]
+    report = run(plays, rules="B")
+    assert kinds(report) == [("failed_throw", "S", 1)]
+    assert report.infractions[0].penalty == 20  # the beaten single KS is forced; QS QS are wrong
+    report = run(plays, rules="XX")
+    assert report.infractions[0].penalty == 30
+
+
+def test_a_lead_mixing_suits_is_a_failed_throw() -> None:
+    report = run(["S:AS,AD W:3S,3D N:4S,4D E:5S,5D"])
+    assert kinds(report) == [("failed_throw", "S", 1)]
+
+
+def test_a_kitty_that_is_not_eight_cards_costs_the_burying_side_eighty() -> None:
+    # VARIANTS.md L108 wrong_kitty_penalty: 「扣下的底牌张数多于或少于8张，均罚80分」 002 L52
+    report = run([], kitty=["3C"] * 2 + ["4C", "5C", "6C", "7C", "8C"])
+    assert kinds(report) == [("kitty_count", "S", None)]
+    assert report.penalties["to_defenders"] == 80
+
+
+def test_playing_fewer_cards_than_the_lead_is_a_card_count_infraction() -> None:
+    # VARIANTS.md L140 penalty_hand_count: XX 80 (002 L53), HF 20 (004 L50)
+    report = run(["S:KS,KS W:3S N:5S,6S E:7S,8S"])
+    assert kinds(report) == [("card_count", "W", 1)]
+    assert report.infractions[0].penalty == 80
+    assert run(["S:KS,KS W:3S N:5S,6S E:7S,8S"], rules="HF").infractions[0].penalty == 20
+
+
+def test_a_third_copy_of_a_card_is_flagged_never_a_crash() -> None:
+    report = run(["S:AS W:3S N:4S E:5S", "S:AS W:3S N:6S E:7S", "S:8S W:3S N:9S E:10S"])
+    assert ("duplicate_card", "W", 3) in kinds(report)
+
+
+def test_revoking_play_cannot_win_in_hf() -> None:
+    # VARIANTS.md L138: HF 「跟錯牌，每張罰10分，並且不能為大」 004 L46
+    plays = ["S:KS E:3H N:QS W:10S", "E:5S N:4S W:3S S:6S"]
+    report = run(plays, rules="HF")
+    assert kinds(report) == [("revoke", "E", 1)]
+    assert report.tricks[0].winner == "E"
+    assert report.tricks[0].points_to == "S"
+    assert report.defender_points == 0
+    assert run(plays, rules="XX", trump="H").tricks[0].points_to is not None
+
+
+def test_a_hand_in_progress_audits_with_no_result() -> None:
+    report = run(["S:AS W:3S N:4S E:5S", "S:KS W:6S"])
+    assert report.finished is False
+    assert report.result is None
+    assert report.tricks[-1].complete is False
+
+
+@pytest.mark.parametrize(
+    ("mutate", "message"),
+    [
+        (lambda r: r.update(format="other"), "format"),
+        (lambda r: r.update(rules="ZZ"), "rules"),
+        (lambda r: r.update(declarer="X"), "declarer"),
+        (lambda r: r.update(trump="Z"), "trump"),
+        (lambda r: r["tricks"][0]["plays"][0].update(cards=["1Z"]), "unknown card"),
+        (lambda r: r["tricks"][0]["plays"][0].update(seat="Q"), "seat"),
+        (lambda r: r.update(rule_overrides={"no_such_knob": 1}), "unknown rule knob"),
+    ],
+)
+def test_malformed_records_raise_one_line_errors(mutate: object, message: str) -> None:
+    rec = json.loads(json.dumps(record(["S:AS W:3S N:4S E:5S"])))
+    mutate(rec)  # type: ignore[operator]
+    with pytest.raises((RecordError, ValueError), match=message) as err:
+        audit(load_record(rec))
+    assert "\n" not in str(err.value)

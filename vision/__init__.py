@@ -1,0 +1,9 @@
+"""Card vision: camera frames → card detections → stable plays per seat.
+
+This package owns everything between a frame and a hand record: running the card detector
+(an ONNX model from ``models/``) with onnxruntime and OpenCV, tracking detections over frames
+until each seat's play is stable, and turning stable plays into the tricks of a
+``chaodipi-hand/1`` record for the engine to audit. It also owns the offline side: synthetic
+training-data generation and ultralytics training (the ``train`` extra). It never imports Flask;
+the dashboard consumes its output. Not built yet: this folder holds the layout for a later issue.
+"""
