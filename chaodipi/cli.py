@@ -15,7 +15,14 @@ from pathlib import Path
 from typing import Any
 
 from engine.audit import audit
-from engine.profiles import KNOB_DOCS, PROFILE_NAMES, PROFILE_SOURCES, ProfileError, get_profile
+from engine.profiles import (
+    KNOB_DOCS,
+    PROFILE_NAMES,
+    PROFILE_SOURCES,
+    ProfileError,
+    get_profile,
+    profiles_markdown,
+)
 from engine.record import RecordError, load_record
 from engine.report import render_text
 
@@ -110,6 +117,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_profiles(args: argparse.Namespace) -> int:
+    if args.markdown:
+        print(profiles_markdown())
+        return 0
     if args.name:
         profile = get_profile(args.name)
         sources = PROFILE_SOURCES.get(args.name, {})
@@ -149,6 +159,7 @@ def build_parser() -> argparse.ArgumentParser:
     d.set_defaults(func=cmd_demo)
     p = sub.add_parser("profiles", help="list rule profiles, or show one's knobs and sources")
     p.add_argument("name", nargs="?", choices=PROFILE_NAMES)
+    p.add_argument("--markdown", action="store_true", help="all knobs and sources as Markdown")
     p.set_defaults(func=cmd_profiles)
     return parser
 

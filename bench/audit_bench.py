@@ -1,0 +1,75 @@
+"""Audit benchmark: hands audited per second on one core, over simulated hands.
+
+    .venv/bin/python bench/audit_bench.py [--hands 1000] [--rules XX,HF,...] [--json]
+
+Hands are simulated first (not timed), as camera records (no hands known: the auditor proves
+everything from the plays) with one planted infraction in every fourth hand; then each record
+is loaded from JSON text and audited, in this one process (one core).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from engine.audit import audit  # noqa: E402
+from engine.profiles import PROFILE_NAMES  # noqa: E402
+from engine.record import load_record  # noqa: E402
+from engine.simulate import INJECTABLE, simulate_hand  # noqa: E402
+
+
+def progress(label: str, done: int, total: int) -> None:
+    if sys.stderr.isatty() or done == total:
+        bar = "#" * (30 * done // total)
+        print(f"\r{label} [{bar:<30}] {done}/{total}", end="", file=sys.stderr)
+        if done == total:
+            print(file=sys.stderr)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--hands", type=int, default=1000)
+    parser.add_argument("--rules", default=",".join(PROFILE_NAMES))
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    rules = args.rules.split(",")
+    texts: list[str] = []
+    for i in range(args.hands):
+        inject = [INJECTABLE[i // 4 % len(INJECTABLE)]] if i % 4 == 0 else []
+        record, _ = simulate_hand(rules[i % len(rules)], seed=i, inject=inject)
+        texts.append(json.dumps(record))
+        progress("simulate", i + 1, args.hands)
+    infractions = 0
+    start = time.perf_counter()
+    for i, text in enumerate(texts):
+        infractions += len(audit(load_record(json.loads(text))).infractions)
+        if i % 50 == 49 or i + 1 == len(texts):
+            progress("audit   ", i + 1, len(texts))
+    seconds = time.perf_counter() - start
+    result = {
+        "hands": len(texts),
+        "seconds": round(seconds, 3),
+        "hands_per_second": round(len(texts) / seconds, 1),
+        "infractions_found": infractions,
+        "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+        f"Python {platform.python_version()}, one process",
+    }
+    if args.json:
+        print(json.dumps(result))
+    else:
+        print(
+            f"{result['hands']} hands in {result['seconds']} s: "
+            f"{result['hands_per_second']} hands/s ({result['machine']})"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
