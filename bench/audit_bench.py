@@ -15,14 +15,12 @@ import os
 import platform
 import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from engine.simulate import INJECTABLE, simulate_hand
 
-from engine.audit import audit  # noqa: E402
-from engine.profiles import PROFILE_NAMES  # noqa: E402
-from engine.record import load_record  # noqa: E402
-from engine.simulate import INJECTABLE, simulate_hand  # noqa: E402
+from engine.audit import audit
+from engine.profiles import PROFILE_NAMES
+from engine.record import load_record
 
 
 def progress(label: str, done: int, total: int) -> None:

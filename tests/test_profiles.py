@@ -1,4 +1,4 @@
-"""Rule profiles: one per regulation, every knob documented and sourced, overridable (VARIANTS §0)."""
+"""Rule profiles: one per regulation, each knob documented, sourced, overridable (VARIANTS §0)."""
 
 from __future__ import annotations
 
