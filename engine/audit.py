@@ -248,7 +248,21 @@ class _Auditor:
                         f"trick {number}: {lead_play.seat} led {lead.size} card(s) but "
                         f"{pl.seat} played {len(pl.cards)} · 出牌张数不符",
                     )
-            complete = len(plays) == 4
+            is_last = number == len(self.record.tricks)
+            complete = len(plays) == 4 or not is_last
+            if len(plays) < 4 and not is_last:
+                for seat in rot:
+                    if seat not in seen and seat not in self.count_flagged:
+                        self.count_flagged.add(seat)
+                        self.flag(
+                            "card_count",
+                            seat,
+                            number,
+                            (),
+                            self.hand_count_penalty(lead.size),
+                            f"trick {number}: {seat} played nothing before trick {number + 1} "
+                            "began · 少出牌",
+                        )
             winner = None
             if complete:
                 w = winner_index(self.order, lead, [pl.cards for pl in ordered])

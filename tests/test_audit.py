@@ -265,3 +265,9 @@ def test_malformed_records_raise_one_line_errors(mutate: object, message: str) -
     with pytest.raises((RecordError, ValueError), match=message) as err:
         audit(load_record(rec))
     assert "\n" not in str(err.value)
+
+
+def test_a_seat_missing_from_a_finished_trick_is_a_card_count_infraction() -> None:
+    report = run(["S:AS W:3S N:4S", "S:KS W:6S N:7S E:8S"])
+    assert kinds(report) == [("card_count", "E", 1)]
+    assert report.tricks[0].winner == "S"
