@@ -91,7 +91,6 @@ class RuleProfile:
     match_hand_limit: int | None = None
     match_time_limit_min: int | None = 60
     match_best_of: int = 1
-    supported: bool = True
     notes: tuple[str, ...] = field(default_factory=tuple)
 
     def seats_in_play_order(self, first: str) -> tuple[str, str, str, str]:
@@ -180,7 +179,6 @@ KNOB_DOCS: dict[str, str] = {
     "match_hand_limit": "Hands per game before the leader wins (A: 12); None: no limit.",
     "match_time_limit_min": "Minutes per game before the leader wins; None: no limit.",
     "match_best_of": "Games in a match (best of three: 3).",
-    "supported": "False for a profile whose trump structure the engine does not model.",
 }
 
 _Q = str  # a quote with its place: "「…」 file Lnn"
@@ -217,8 +215,7 @@ PROFILE_SOURCES: dict[str, dict[str, _Q]] = {
         "penalty_hand_count": "「最後手中少牌、多牌…每張罰20分」 000 L41",
         "match_best_of": "「打滿三局」 000 L30",
         "match_time_limit_min": "「賽時乙個半小時」 000 L30",
-        "supported": "五十K / 紅五星 sub-game (紅五星 above the jokers, 000 L37, L39, L45) is not "
-        "modelled; the profile plays the rest of NT's rules (VARIANTS §11.8)",
+        "penalty_hand_count_per_card": "「最後手中少牌、多牌…每張罰20分」 000 L41",
     },
     "XX": {
         "direction": "「然后按顺时针方向依次摸牌」 002 L37; 炒 「按顺时针顺序」 002 L41",
@@ -335,7 +332,10 @@ _PROFILES: dict[str, RuleProfile] = {
         penalty_hand_count_per_card=True,
         match_best_of=3,
         match_time_limit_min=90,
-        notes=("五十K / 紅五星 sub-game is not modelled.",),
+        notes=(
+            "五十K / 紅五星 sub-game (紅五星 above the jokers, 000 L37, L39, L45) is not modelled; "
+            "the profile plays the rest of NT's rules (VARIANTS §11.8).",
+        ),
     ),
     "B": RuleProfile(
         name="B",
