@@ -53,6 +53,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.audit import KINDS
 from engine.cards import (
     DECK_SIZE,
     RANKS,
@@ -78,16 +79,7 @@ from engine.profiles import RuleProfile, get_profile
 from engine.record import FORMAT
 from engine.tricks import Lead, follow_violation, read_lead, throw_defeat, winner_index
 
-INJECTABLE: tuple[str, ...] = (
-    "revoke",
-    "hidden_cards",
-    "failed_throw",
-    "out_of_turn",
-    "overtime",
-    "kitty_count",
-    "card_count",
-    "duplicate_card",
-)
+INJECTABLE: tuple[str, ...] = KINDS  # every kind the auditor reports can be planted
 
 _ATTEMPTS = 8
 _Cards = tuple[str, ...]

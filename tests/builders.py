@@ -46,3 +46,12 @@ def run(tricks: list[str] | list[dict[str, Any]], **kw: Any) -> AuditReport:
 
 def kinds(report: AuditReport) -> list[tuple[str, str, int | None]]:
     return [(i.kind, i.seat, i.trick) for i in report.infractions]
+
+
+def all_cards(record: dict[str, Any]) -> list[str]:
+    """The kitty and every card played, in record order."""
+    cards = list(record["kitty"])
+    for trick in record["tricks"]:
+        for play in trick["plays"]:
+            cards += play["cards"]
+    return cards

@@ -7,6 +7,7 @@ VARIANTS.md line and the regulation it comes from.
 from __future__ import annotations
 
 import importlib
+from typing import Any
 
 from engine.profiles import get_profile, knob_names
 from engine.scoring import settle_hand
@@ -185,44 +186,31 @@ def test_nt_hand_count_penalty_is_per_card() -> None:
     assert run(plays, rules="XX").infractions[0].penalty == 80
 
 
+def declarers_gain(rules: str, overrides: dict[str, Any], defender_total: int) -> int:
+    """Levels the declarer side (NS, at 3) gains when the defenders score ``defender_total``."""
+    outcome = settle_hand(
+        get_profile(rules, overrides),
+        levels={"NS": "3", "EW": "3"},
+        declarer="N",
+        defender_table_points=defender_total,
+        kitty_points=0,
+        kitty_multiplier=2,
+        defenders_won_last_trick=False,
+        last_trick_winning_cards=(),
+        last_trick_is_throw=False,
+        penalties_to_defenders=0,
+    )
+    return outcome.level_change["NS"]
+
+
 def test_turnover_and_points_per_level_set_the_level_arithmetic() -> None:
     # VARIANTS.md L118: 「实行80分为基准分，10分升一级制度」 002 L44
-    def levels_gained(overrides: dict[str, int], total: int) -> int:
-        outcome = settle_hand(
-            get_profile("LY", overrides),
-            levels={"NS": "3", "EW": "3"},
-            declarer="N",
-            defender_table_points=total,
-            kitty_points=0,
-            kitty_multiplier=2,
-            defenders_won_last_trick=False,
-            last_trick_winning_cards=(),
-            last_trick_is_throw=False,
-            penalties_to_defenders=0,
-        )
-        return outcome.level_change["NS"]
-
-    assert levels_gained({}, 40) == 4
-    assert levels_gained({"turnover_points": 60}, 40) == 2
-    assert levels_gained({"points_per_level": 20}, 40) == 2
+    assert declarers_gain("LY", {}, 40) == 4
+    assert declarers_gain("LY", {"turnover_points": 60}, 40) == 2
+    assert declarers_gain("LY", {"points_per_level": 20}, 40) == 2
 
 
 def test_shutout_levels_sets_the_b_shutout_gain() -> None:
     # VARIANTS.md L122: B 「台下方得0分（俗稱「大光」），莊家公升9級」 001 L7
-    def gained(levels: int) -> int:
-        outcome = settle_hand(
-            get_profile("B", {"shutout_levels": levels, "must_play_levels": []}),
-            levels={"NS": "2", "EW": "2"},
-            declarer="N",
-            defender_table_points=0,
-            kitty_points=0,
-            kitty_multiplier=2,
-            defenders_won_last_trick=False,
-            last_trick_winning_cards=(),
-            last_trick_is_throw=False,
-            penalties_to_defenders=0,
-        )
-        return outcome.level_change["NS"]
-
-    assert gained(9) == 9
-    assert gained(6) == 6
+    assert declarers_gain("B", {"must_play_levels": []}, 0) == 9
+    assert declarers_gain("B", {"must_play_levels": [], "shutout_levels": 6}, 0) == 6

@@ -18,18 +18,11 @@ from engine.cards import full_deck, points
 from engine.profiles import PROFILE_NAMES, get_profile, knob_names
 from engine.record import load_record
 from engine.simulate import INJECTABLE, simulate_hand
+from tests.builders import all_cards
 
 seeds = st.integers(min_value=0, max_value=10**6)
 profiles = st.sampled_from(PROFILE_NAMES)
 FAST = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-
-
-def all_cards(record: dict[str, Any]) -> list[str]:
-    cards = list(record["kitty"])
-    for trick in record["tricks"]:
-        for play in trick["plays"]:
-            cards += play["cards"]
-    return cards
 
 
 @FAST

@@ -20,16 +20,9 @@ from engine.profiles import PROFILE_NAMES, get_profile
 from engine.record import load_record
 from engine.simulate import INJECTABLE, simulate_hand
 from engine.tricks import read_lead
+from tests.builders import all_cards
 
 SCHEMA = Path(__file__).resolve().parent.parent / "engine" / "schema" / "hand-record.schema.json"
-
-
-def all_cards(record: dict[str, Any]) -> list[str]:
-    cards = list(record["kitty"])
-    for trick in record["tricks"]:
-        for play in trick["plays"]:
-            cards += play["cards"]
-    return cards
 
 
 def found(record: dict[str, Any]) -> list[tuple[str, str, int | None]]:
