@@ -1,0 +1,201 @@
+"""Training the card detector with ultralytics (the ``train`` extra), offline, on the CPU.
+
+This module owns the recipe: a YOLO11n built from its YAML (no pretrained weights can be
+fetched), trained from scratch on a synthetic dataset (``chaodipi vision synth``), resumable
+from the run's ``last.pt``, and exported to ONNX for the runtime (:mod:`vision.detector`), which
+needs neither ultralytics nor torch. Ultralytics never reaches the network: ``YOLO_OFFLINE``,
+no auto-install, a config folder of our own with a bundled font (see
+``shared/notes/training-on-cpu.md``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_MODEL_PATH = REPO_ROOT / "models" / "card_detector.onnx"
+
+# Augmentation suited to corner indices: no mirror images (a mirrored "7" is not a card), no
+# extra rotation or shear (the scenes are already rotated and warped, and rotated boxes grow).
+AUGMENT: dict[str, Any] = {
+    "fliplr": 0.0,
+    "flipud": 0.0,
+    "degrees": 0.0,
+    "shear": 0.0,
+    "mosaic": 1.0,
+    "close_mosaic": 3,
+    "scale": 0.35,
+    "translate": 0.1,
+    "hsv_h": 0.02,
+    "hsv_s": 0.5,
+    "hsv_v": 0.4,
+}
+
+
+class TrainError(RuntimeError):
+    """Training cannot start; the message says what is missing and how to fix it."""
+
+
+@dataclass(frozen=True)
+class TrainResult:
+    run_dir: str
+    best_weights: str
+    onnx_path: str | None
+    epochs: int
+    imgsz: int
+    seconds: float
+    metrics: dict[str, float]
+
+
+def prepare_offline(config_dir: Path | None = None) -> Path:
+    """Set the switches that keep ultralytics offline; call before importing it."""
+    cfg = config_dir or REPO_ROOT / ".cache" / "ultralytics"
+    font_dir = cfg / "Ultralytics"
+    font_dir.mkdir(parents=True, exist_ok=True)
+    os.environ["YOLO_OFFLINE"] = "1"
+    os.environ["YOLO_AUTOINSTALL"] = "False"
+    os.environ["YOLO_CONFIG_DIR"] = str(cfg)
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    for font in ("Arial.ttf", "Arial.Unicode.ttf"):
+        target = font_dir / font
+        if not target.exists():
+            import matplotlib
+
+            source = Path(matplotlib.get_data_path()) / "fonts" / "ttf" / "DejaVuSans.ttf"
+            shutil.copyfile(source, target)
+    return cfg
+
+
+def _import_ultralytics() -> Any:
+    prepare_offline()
+    try:
+        import ultralytics
+    except ImportError:
+        raise TrainError(
+            "ultralytics is not installed: run `pip install -e '.[train]'` (the train extra)"
+        ) from None
+    return ultralytics
+
+
+def train(
+    data: Path,
+    *,
+    epochs: int = 30,
+    imgsz: int = 320,
+    batch: int = 16,
+    threads: int = 2,
+    project: Path = REPO_ROOT / "runs",
+    name: str = "cards",
+    model_yaml: str = "yolo11n.yaml",
+    export_to: Path | None = DEFAULT_MODEL_PATH,
+    resume: bool = True,
+    validate: bool = True,
+    fraction: float = 1.0,
+    workers: int = 0,
+) -> TrainResult:
+    """Train (or resume) a detector on the YOLO dataset ``data`` and export it to ONNX."""
+    yaml_path = data / "data.yaml" if data.is_dir() else data
+    if not yaml_path.is_file():
+        raise TrainError(f"dataset {data} has no data.yaml: make one with `chaodipi vision synth`")
+    ultralytics = _import_ultralytics()
+    import torch
+
+    def use_threads(_: Any) -> None:
+        torch.set_num_threads(threads)  # ultralytics sets cpu_count - 1 on the CPU
+
+    run_dir = project / name
+    last = run_dir / "weights" / "last.pt"
+    start = time.perf_counter()
+    if resume and last.is_file() and not _finished(run_dir, epochs):
+        model = ultralytics.YOLO(str(last))
+        model.add_callback("on_pretrain_routine_end", use_threads)
+        model.train(resume=True)
+    else:
+        if run_dir.exists():
+            shutil.rmtree(run_dir)
+        model = ultralytics.YOLO(model_yaml)
+        model.add_callback("on_pretrain_routine_end", use_threads)
+        model.train(
+            data=str(yaml_path),
+            epochs=epochs,
+            imgsz=imgsz,
+            batch=batch,
+            device="cpu",
+            workers=workers,
+            project=str(project),
+            name=name,
+            exist_ok=True,
+            pretrained=False,
+            amp=False,
+            plots=False,
+            val=validate,
+            fraction=fraction,
+            seed=0,
+            deterministic=False,
+            verbose=False,
+            **AUGMENT,
+        )
+    seconds = time.perf_counter() - start
+    best = run_dir / "weights" / "best.pt"
+    if not best.is_file():
+        best = last
+    metrics = _final_metrics(run_dir)
+    onnx_path = export_onnx(best, imgsz, export_to) if export_to is not None else None
+    result = TrainResult(
+        run_dir=str(run_dir),
+        best_weights=str(best),
+        onnx_path=None if onnx_path is None else str(onnx_path),
+        epochs=epochs,
+        imgsz=imgsz,
+        seconds=round(seconds, 1),
+        metrics=metrics,
+    )
+    (run_dir / "train_result.json").write_text(json.dumps(asdict(result), indent=2), "utf-8")
+    return result
+
+
+def export_onnx(weights: Path, imgsz: int, target: Path) -> Path:
+    """Export ``weights`` to ONNX (dynamic batch, for batched tiles) and move it to ``target``."""
+    ultralytics = _import_ultralytics()
+    model = ultralytics.YOLO(str(weights))
+    exported = Path(model.export(format="onnx", imgsz=imgsz, dynamic=True, simplify=True, opset=17))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_suffix(".onnx.tmp")
+    shutil.copyfile(exported, tmp)
+    tmp.replace(target)  # atomic: a reader never sees half a model
+    return target
+
+
+def _finished(run_dir: Path, epochs: int) -> bool:
+    rows = _results_rows(run_dir)
+    return len(rows) >= epochs
+
+
+def _results_rows(run_dir: Path) -> list[dict[str, str]]:
+    path = run_dir / "results.csv"
+    if not path.is_file():
+        return []
+    lines = path.read_text(encoding="utf-8").strip().splitlines()
+    header = [h.strip() for h in lines[0].split(",")]
+    return [
+        dict(zip(header, (v.strip() for v in line.split(",")), strict=False)) for line in lines[1:]
+    ]
+
+
+def _final_metrics(run_dir: Path) -> dict[str, float]:
+    rows = _results_rows(run_dir)
+    if not rows:
+        return {}
+    out: dict[str, float] = {}
+    for key, value in rows[-1].items():
+        try:
+            out[key] = float(value)
+        except ValueError:
+            continue
+    return out
