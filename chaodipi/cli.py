@@ -25,6 +25,8 @@ from engine.profiles import (
 )
 from engine.record import RecordError, load_record
 from engine.report import render_text
+from vision.cli import add_vision_parser
+from vision.train import TrainError
 
 
 class UsageError(Exception):
@@ -161,6 +163,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("name", nargs="?", choices=PROFILE_NAMES)
     p.add_argument("--markdown", action="store_true", help="all knobs and sources as Markdown")
     p.set_defaults(func=cmd_profiles)
+    add_vision_parser(sub)
     return parser
 
 
@@ -169,7 +172,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         code: int = args.func(args)
         return code
-    except (UsageError, RecordError, ProfileError) as e:
+    # ValueError: the vision commands' bad input (missing model, image or dataset)
+    except (UsageError, RecordError, ProfileError, TrainError, ValueError) as e:
         print(f"chaodipi {args.command}: {e}", file=sys.stderr)
         return 2
     except BrokenPipeError:

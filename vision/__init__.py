@@ -5,5 +5,11 @@ This package owns everything between a frame and a hand record: running the card
 until each seat's play is stable, and turning stable plays into the tricks of a
 ``chaodipi-hand/1`` record for the engine to audit. It also owns the offline side: synthetic
 training-data generation and ultralytics training (the ``train`` extra). It never imports Flask;
-the dashboard consumes its output. Not built yet: this folder holds the layout for a later issue.
+the dashboard consumes its output.
+
+Built so far: ``classes`` (the 54 identities), ``faces`` and ``synth`` (synthetic training
+scenes, the ``train`` extra), ``train`` (ultralytics, offline, ONNX export), ``detector``
+(onnxruntime: letterbox, tiling, decode, NMS, calibration), ``grouping`` (corner indices →
+physical cards), ``evaluate`` (identity precision/recall on YOLO folders), ``cli`` and
+``commands`` (``chaodipi vision synth|train|detect|eval``). Tracking plays over frames comes next.
 """

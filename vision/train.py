@@ -98,8 +98,13 @@ def train(
     validate: bool = True,
     fraction: float = 1.0,
     workers: int = 0,
+    hours: float | None = None,
 ) -> TrainResult:
-    """Train (or resume) a detector on the YOLO dataset ``data`` and export it to ONNX."""
+    """Train (or resume) a detector on the YOLO dataset ``data`` and export it to ONNX.
+
+    ``hours`` bounds the run by wall-clock time instead of ``epochs`` (ultralytics fits its
+    learning-rate schedule to the time), which keeps a run inside a session's budget.
+    """
     yaml_path = data / "data.yaml" if data.is_dir() else data
     if not yaml_path.is_file():
         raise TrainError(f"dataset {data} has no data.yaml: make one with `chaodipi vision synth`")
@@ -137,6 +142,7 @@ def train(
             val=validate,
             fraction=fraction,
             seed=0,
+            **({"time": hours} if hours else {}),
             deterministic=False,
             verbose=False,
             **AUGMENT,

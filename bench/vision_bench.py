@@ -1,0 +1,116 @@
+"""Detector benchmark: milliseconds per decision frame with onnxruntime on one thread.
+
+    .venv/bin/python bench/vision_bench.py [--model models/card_detector.onnx] [--runs 30]
+        [--threads 1] [--json]
+
+Two frames, drawn here (cards as white rectangles with corner indices on green felt): (a) 320×320,
+one letterboxed pass; (b) 1280×960, tiled automatically (2×2 tiles at 320 px). Each timing covers
+the whole decision path: letterbox/tiling, inference, decode, NMS, tile merge and grouping into
+cards. Median (and p90) of ``--runs`` runs after 3 warm-ups, in this one process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from vision.detector import DEFAULT_MODEL, CardDetector
+from vision.grouping import group_cards
+
+CARDS = ["AS", "10H", "KD", "7C", "BJ", "QS", "2H", "9D"]
+
+
+def synthetic_frame(width: int, height: int, seed: int = 0) -> np.ndarray:
+    """A table-like frame: felt with noise and a few upright cards showing two corner indices."""
+    rng = np.random.default_rng(seed)
+    felt = np.zeros((height, width, 3), np.uint8)
+    felt[:] = (40, 110, 30)
+    frame: np.ndarray = cv2.add(felt, rng.integers(0, 25, felt.shape, dtype=np.uint8))
+    card_h = max(60, height // 4)
+    card_w = int(card_h * 0.7)
+    for i, name in enumerate(CARDS):
+        x = int(rng.integers(0, max(1, width - card_w)))
+        y = int(rng.integers(0, max(1, height - card_h)))
+        cv2.rectangle(frame, (x, y), (x + card_w, y + card_h), (245, 245, 245), -1)
+        colour = (20, 20, 200) if name[-1] in "HD" or name == "BJ" else (20, 20, 20)
+        scale = card_h / 220
+        cv2.putText(frame, name, (x + 3, y + int(card_h * 0.14)), 0, scale, colour, 2)
+        cv2.putText(
+            frame, name, (x + card_w - int(card_w * 0.35), y + card_h - 6), 0, scale, colour, 2
+        )
+        if i >= 2 + width // 320:
+            break
+    return frame
+
+
+def time_frame(detector: CardDetector, frame: np.ndarray, runs: int) -> dict[str, float]:
+    for _ in range(3):
+        group_cards(detector.detect(frame))
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        group_cards(detector.detect(frame))
+        times.append((time.perf_counter() - start) * 1000)
+    times.sort()
+    return {
+        "median_ms": round(statistics.median(times), 2),
+        "p90_ms": round(times[min(len(times) - 1, int(0.9 * len(times)))], 2),
+        "tiles": len(detector.plan(frame.shape[1], frame.shape[0])),
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--model", default=str(DEFAULT_MODEL))
+    parser.add_argument("--runs", type=int, default=30)
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    try:
+        detector = CardDetector(Path(args.model), threads=args.threads)
+    except ValueError as e:
+        print(f"vision_bench: {e}", file=sys.stderr)
+        return 2
+    result = {
+        "model": args.model,
+        "model_size": detector.size,
+        "batched_tiles": detector.dynamic_batch,
+        "threads": args.threads,
+        "runs": args.runs,
+        "frame_320x320": time_frame(detector, synthetic_frame(320, 320), args.runs),
+        "frame_1280x960": time_frame(detector, synthetic_frame(1280, 960), args.runs),
+        "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+        f"{platform.system()} {platform.release()}, Python {platform.python_version()}",
+    }
+    if args.json:
+        print(json.dumps(result))
+        return 0
+    print(
+        f"model {args.model} ({detector.size} px, "
+        f"{'batched' if detector.dynamic_batch else 'sequential'} tiles), "
+        f"{args.threads} thread(s), median of {args.runs} runs"
+    )
+    for key in ("frame_320x320", "frame_1280x960"):
+        r = result[key]
+        assert isinstance(r, dict)
+        print(
+            f"  {key[6:]:>9}: {r['median_ms']:.1f} ms (p90 {r['p90_ms']:.1f}), "
+            f"{r['tiles']} pass(es)"
+        )
+    print(f"  machine: {result['machine']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,146 @@
+"""Grouping corner-index boxes into physical cards, on synthetic box layouts."""
+
+from __future__ import annotations
+
+import pytest
+
+from vision.detector import Detection
+from vision.grouping import CardSighting, corner_fit, group_cards, summarize
+
+Box = tuple[float, float, float, float]
+
+
+def corners(x: float, y: float, height: float = 200, rotated: bool = False) -> tuple[Box, Box]:
+    """The two corner-index boxes of an upright card (or one turned 90°) at (x, y).
+
+    Card 0.7 as wide as high; index 0.10 × 0.16 of the card height, inset 0.03 / 0.04.
+    """
+    w_card, iw, ih, ix, iy = (
+        0.7 * height,
+        0.10 * height,
+        0.16 * height,
+        0.03 * height,
+        0.04 * height,
+    )
+    top_left = (x + ix, y + iy, x + ix + iw, y + iy + ih)
+    bottom_right = (x + w_card - ix - iw, y + height - iy - ih, x + w_card - ix, y + height - iy)
+    if rotated:  # swap the axes about (x, y)
+        top_left = (x + iy, y + ix, x + iy + ih, y + ix + iw)
+        bottom_right = (
+            x + height - iy - ih,
+            y + w_card - ix - iw,
+            x + height - iy,
+            y + w_card - ix,
+        )
+    return top_left, bottom_right
+
+
+def det(identity: str, box: Box, confidence: float = 0.9) -> Detection:
+    return Detection(identity, box, confidence, confidence)
+
+
+def shapes(cards: list[CardSighting]) -> list[tuple[str, int]]:
+    return [(c.identity, len(c.boxes)) for c in cards]
+
+
+def test_both_corners_of_one_card_are_one_card() -> None:
+    a, b = corners(100, 100)
+    cards = group_cards([det("AS", a, 0.8), det("AS", b, 0.95)])
+    assert shapes(cards) == [("AS", 2)]
+    assert cards[0].confidence == pytest.approx(0.95)
+    assert not cards[0].ambiguous
+
+
+def test_a_single_corner_is_one_card() -> None:
+    a, _ = corners(100, 100)
+    assert shapes(group_cards([det("10H", a)])) == [("10H", 1)]
+
+
+def test_rotated_card_pairs_too() -> None:
+    a, b = corners(100, 100, rotated=True)
+    assert shapes(group_cards([det("KD", a), det("KD", b)])) == [("KD", 2)]
+
+
+@pytest.mark.parametrize("height", [60, 200, 600])
+def test_pairing_is_scale_free(height: float) -> None:
+    a, b = corners(10, 10, height)
+    assert shapes(group_cards([det("QS", a), det("QS", b)])) == [("QS", 2)]
+
+
+def test_two_copies_far_apart_are_two_cards() -> None:
+    boxes = [*corners(0, 0), *corners(1000, 600)]
+    assert shapes(group_cards([det("AS", b) for b in boxes])) == [("AS", 2), ("AS", 2)]
+
+
+def test_single_corners_of_two_far_copies_are_two_cards() -> None:
+    a, _ = corners(0, 0)
+    _, b = corners(1500, 900)
+    assert shapes(group_cards([det("AS", a), det("AS", b)])) == [("AS", 1), ("AS", 1)]
+
+
+def test_fanned_copies_side_by_side_are_two_cards() -> None:
+    # Two AS in a fanned hand: top-left indices 1.5 index heights apart.
+    a, _ = corners(0, 0)
+    b, _ = corners(48, 0)
+    assert shapes(group_cards([det("AS", a), det("AS", b)])) == [("AS", 1), ("AS", 1)]
+
+
+def test_near_duplicates_fold_into_one_box() -> None:
+    a, b = corners(100, 100)
+    dup = (a[0] + 2, a[1] + 1, a[2] + 2, a[3] + 1)
+    cards = group_cards([det("7C", a, 0.9), det("7C", dup, 0.6), det("7C", b, 0.8)])
+    assert shapes(cards) == [("7C", 2)]
+    assert a in cards[0].boxes and dup not in cards[0].boxes
+
+
+def test_identities_never_mix() -> None:
+    a, b = corners(100, 100)
+    cards = group_cards([det("AS", a), det("AH", b)])
+    assert shapes(cards) == [("AS", 1), ("AH", 1)]
+
+
+def test_mismatched_index_sizes_do_not_pair() -> None:
+    a, _ = corners(0, 0, height=100)
+    _, b = corners(0, 0, height=100)
+    big = (b[0], b[1], b[0] + 3 * (b[2] - b[0]), b[1] + 3 * (b[3] - b[1]))
+    assert corner_fit(a, b) is not None
+    assert corner_fit(a, big) is None
+
+
+def test_overlapping_copies_pair_by_best_fit() -> None:
+    # Two copies of one identity, the second shifted a little: cross pairs are also within the
+    # plausible range, but the true pairs fit the expected distance best.
+    a1, a2 = corners(0, 0)
+    b1, b2 = corners(60, 20)
+    cards = group_cards([det("9D", b) for b in (a1, b2, a2, b1)])
+    assert sorted(sorted(c.boxes) for c in cards) == sorted([sorted([a1, a2]), sorted([b1, b2])])
+
+
+def test_more_than_two_copies_is_merged_and_flagged() -> None:
+    boxes = [corners(0, 0)[0], corners(800, 0)[0], corners(0, 800)[0], corners(800, 800)[1]]
+    cards = group_cards([det("JS", b) for b in boxes])
+    assert len(cards) == 2
+    assert all(c.ambiguous for c in cards)
+    assert sum(len(c.boxes) for c in cards) == 4
+    assert summarize(cards) == "JS ×2?"
+
+
+def test_whole_joker_boxes_side_by_side_are_two_cards() -> None:
+    jokers = [(0, 0, 140, 200), (150, 0, 290, 200)]
+    assert shapes(group_cards([det("BJ", b) for b in jokers])) == [("BJ", 1), ("BJ", 1)]
+
+
+def test_sorted_in_class_order_and_summarized() -> None:
+    a, b = corners(0, 0)
+    dets = [
+        det("BJ", (900, 900, 1000, 1050)),
+        det("AS", a),
+        det("10H", corners(400, 0)[0]),
+        det("AS", corners(1500, 0)[0]),
+        det("AS", b),
+    ]
+    cards = group_cards(dets)
+    assert [c.identity for c in cards] == ["10H", "AS", "AS", "BJ"]
+    assert summarize(cards) == "10H, AS ×2, BJ"
+    assert summarize([]) == "(none)"
+    assert cards[1].to_json()["boxes"][0] == [round(v, 1) for v in a]

@@ -1,0 +1,81 @@
+"""Synthetic training data: determinism, YOLO label validity, designs and card faces."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("PIL")
+pytest.importorskip("matplotlib")
+
+from vision.classes import CLASS_NAMES
+from vision.faces import designs, make_face
+from vision.synth import render_scene, synthesize
+
+IMGSZ = 160
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("synth")
+    synthesize(6, out, seed=3, designs=["procedural"], imgsz=IMGSZ)
+    return out
+
+
+def test_designs_include_the_three() -> None:
+    assert {"procedural", "byron_knoll", "adrian_kennard"} <= set(designs())
+
+
+def test_same_seed_same_bytes(dataset: Path, tmp_path: Path) -> None:
+    synthesize(3, tmp_path, seed=3, designs=["procedural"], imgsz=IMGSZ)
+    for i in range(3):
+        name = f"{i:06d}"
+        a = (dataset / "images" / "train" / f"{name}.jpg").read_bytes()
+        b = (tmp_path / "images" / "train" / f"{name}.jpg").read_bytes()
+        assert a == b
+        la = (dataset / "labels" / "train" / f"{name}.txt").read_text()
+        assert la == (tmp_path / "labels" / "train" / f"{name}.txt").read_text()
+
+
+def test_labels_are_valid_yolo_inside_the_image(dataset: Path) -> None:
+    n_boxes = 0
+    for path in sorted((dataset / "labels" / "train").glob("*.txt")):
+        for line in path.read_text().splitlines():
+            parts = line.split()
+            assert len(parts) == 5
+            cls = int(parts[0])
+            cx, cy, w, h = map(float, parts[1:])
+            assert 0 <= cls < len(CLASS_NAMES)
+            assert w > 0 and h > 0
+            assert cx - w / 2 >= -1e-6 and cx + w / 2 <= 1 + 1e-6
+            assert cy - h / 2 >= -1e-6 and cy + h / 2 <= 1 + 1e-6
+            n_boxes += 1
+    assert n_boxes >= 1
+    yaml = (dataset / "data.yaml").read_text()
+    assert "train: images/train" in yaml and "'BJ'" in yaml
+    assert (dataset / "classes.txt").read_text().split() == list(CLASS_NAMES)
+
+
+def test_scene_with_face_up_cards_has_labels() -> None:
+    counts = [
+        len(render_scene(np.random.default_rng(i), ["procedural"], IMGSZ)[1]) for i in range(8)
+    ]
+    assert sum(c >= 1 for c in counts) >= 6
+    assert max(counts) < 200
+
+
+def test_faces_have_corner_indices_inside_the_face() -> None:
+    rng = np.random.default_rng(0)
+    for design in ("procedural", "byron_knoll"):
+        for ident in ("10H", "QS", "BJ"):
+            face = make_face(design, ident, rng)
+            w, h = face.size
+            assert len(face.corners) == 2
+            for q in face.corners:
+                assert q.shape == (4, 2)
+                assert (q >= 0).all() and (q[:, 0] <= w).all() and (q[:, 1] <= h).all()
+                qh = q[:, 1].max() - q[:, 1].min()
+                assert 0.05 * h < qh < 0.6 * h
+    assert make_face("adrian_kennard", "SJ", rng).whole_face

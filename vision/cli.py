@@ -1,0 +1,112 @@
+"""The ``chaodipi vision …`` command line: argparse builders for the vision subcommands.
+
+This module owns the arguments of the vision commands and hands the work to the modules that
+own it (``synth`` → :func:`vision.synth.synthesize`). ``chaodipi.cli`` wires it in with
+:func:`add_vision_parser`; the lead adds ``train``, ``detect`` and ``eval`` here.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def add_vision_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:  # type: ignore[type-arg]
+    """Add the ``vision`` command (with its own subcommands) to a subparsers object."""
+    vision: argparse.ArgumentParser = sub.add_parser(
+        "vision", help="card vision: synthetic data, training, detection"
+    )
+    vsub = vision.add_subparsers(dest="vision_command", required=True)
+    add_synth_parser(vsub)
+    add_train_parser(vsub)
+    from vision.commands import add_detect_parser, add_eval_parser
+
+    add_detect_parser(vsub)
+    add_eval_parser(vsub)
+    return vision
+
+
+def add_train_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:  # type: ignore[type-arg]
+    """Add ``train``: train (or resume) the detector on a YOLO dataset and export ONNX."""
+    from vision.train import DEFAULT_MODEL_PATH, REPO_ROOT
+
+    p: argparse.ArgumentParser = sub.add_parser(
+        "train", help="train or resume the card detector, export ONNX"
+    )
+    p.add_argument("--data", type=Path, required=True, help="dataset folder with data.yaml")
+    p.add_argument("--epochs", type=int, default=30)
+    p.add_argument("--imgsz", type=int, default=320)
+    p.add_argument("--batch", type=int, default=16)
+    p.add_argument("--threads", type=int, default=2, help="torch threads (default 2)")
+    p.add_argument("--project", type=Path, default=REPO_ROOT / "runs")
+    p.add_argument("--name", default="cards", help="run name; an unfinished run resumes")
+    p.add_argument("--export", type=Path, default=DEFAULT_MODEL_PATH, help="ONNX target")
+    p.add_argument("--fresh", action="store_true", help="start over instead of resuming")
+    p.add_argument("--hours", type=float, help="train for this wall-clock time instead")
+    p.set_defaults(func=run_train)
+    return p
+
+
+def run_train(args: argparse.Namespace) -> int:
+    """Run ``vision train``; prints where the weights and the ONNX model went."""
+    from vision.train import train
+
+    result = train(
+        args.data,
+        epochs=args.epochs,
+        imgsz=args.imgsz,
+        batch=args.batch,
+        threads=args.threads,
+        project=args.project,
+        name=args.name,
+        export_to=args.export,
+        resume=not args.fresh,
+        hours=args.hours,
+    )
+    print(f"trained {result.epochs} epochs in {result.seconds:.0f} s: {result.best_weights}")
+    print(f"ONNX model: {result.onnx_path}")
+    return 0
+
+
+def add_synth_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:  # type: ignore[type-arg]
+    """Add ``synth``: write synthetic training scenes in ultralytics YOLO format."""
+    p: argparse.ArgumentParser = sub.add_parser(
+        "synth", help="write synthetic training scenes (YOLO format)"
+    )
+    p.add_argument("--n", type=int, required=True, help="number of images")
+    p.add_argument("--out", type=Path, required=True, help="dataset folder")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument(
+        "--designs",
+        default="procedural,byron_knoll,adrian_kennard",
+        help="comma-separated deck designs (default: all three)",
+    )
+    p.add_argument("--imgsz", type=int, default=320, help="image side in pixels (default 320)")
+    p.add_argument("--split", default="train", help="split folder name (default train)")
+    p.set_defaults(func=run_synth)
+    return p
+
+
+def run_synth(args: argparse.Namespace) -> int:
+    """Run ``vision synth`` with parsed arguments; returns the exit status."""
+    from vision.synth import synthesize
+
+    designs = [d.strip() for d in args.designs.split(",") if d.strip()]
+    synthesize(args.n, args.out, args.seed, designs, imgsz=args.imgsz, split=args.split)
+    print(f"wrote {args.n} images to {args.out / 'images' / args.split}")
+    return 0
+
+
+def main_synth(argv: list[str] | None = None) -> int:
+    """Stand-alone entry: ``python -m vision.cli --n N --out DIR …`` runs ``synth``."""
+    parser = argparse.ArgumentParser(prog="chaodipi vision synth")
+    sub = parser.add_subparsers(dest="vision_command", required=True)
+    add_synth_parser(sub)
+    args = parser.parse_args(["synth", *(argv or [])])
+    return int(args.func(args))
+
+
+if __name__ == "__main__":
+    import sys
+
+    raise SystemExit(main_synth(sys.argv[1:]))

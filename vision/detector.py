@@ -1,0 +1,535 @@
+"""Card detector runtime: an ultralytics YOLO ONNX model run with onnxruntime on the CPU.
+
+This module owns everything between a BGR image and a list of :class:`Detection` s: loading the
+model (``models/card_detector.onnx`` by default) and its optional confidence calibration
+(``models/card_detector.calibration.json``), letterboxing, tiling big frames into overlapping
+squares, decoding the YOLO output, non-maximum suppression and mapping boxes back to image
+pixels. A detection is one *corner index* (rank + suit printed in a card's corner; a whole joker
+for joker designs without an index); turning those into physical cards is ``vision.grouping``.
+
+It needs only onnxruntime, OpenCV and numpy (never ultralytics or torch).
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from vision.classes import CLASS_NAMES
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_MODEL = REPO_ROOT / "models" / "card_detector.onnx"
+PAD_VALUE = 114
+TILE_OVERLAP = 0.2  # fraction of a tile shared with its neighbour (≥ 15% by design)
+SINGLE_PASS_FACTOR = 1.6  # short side ≤ 1.6 × model size → one letterboxed pass
+
+Box = tuple[float, float, float, float]
+FloatArray = npt.NDArray[np.float32]
+
+
+class ModelError(ValueError):
+    """The model (or its calibration) cannot be used; the message is one line with the fix."""
+
+
+def _shown(path: Path) -> str:
+    """``path`` relative to the working directory when it lies below it, for messages."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+@dataclass(frozen=True)
+class Detection:
+    """One detected corner index: the card identity, its box (x1, y1, x2, y2 in image pixels),
+    the model's raw ``score`` and the calibrated ``confidence`` (equal to it when uncalibrated).
+    """
+
+    identity: str
+    box: Box
+    score: float
+    confidence: float = -1.0
+
+    def __post_init__(self) -> None:
+        if self.confidence < 0:
+            object.__setattr__(self, "confidence", self.score)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "identity": self.identity,
+            "box": [round(v, 1) for v in self.box],
+            "score": round(self.score, 4),
+            "confidence": round(self.confidence, 4),
+        }
+
+
+# --------------------------------------------------------------------------- calibration
+
+
+def _logit(p: npt.ArrayLike) -> npt.NDArray[np.float64]:
+    q = np.clip(np.asarray(p, dtype=np.float64), 1e-6, 1 - 1e-6)
+    return np.log(q / (1 - q))
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """Platt scaling of raw scores: ``p = sigmoid(a · logit(score) + b)``, monotone when a > 0.
+
+    The identity map (a=1, b=0) is used when no calibration file exists.
+    """
+
+    a: float = 1.0
+    b: float = 0.0
+
+    @property
+    def is_identity(self) -> bool:
+        return self.a == 1.0 and self.b == 0.0
+
+    def apply(self, scores: npt.ArrayLike) -> npt.NDArray[np.float64]:
+        z = self.a * _logit(scores) + self.b
+        return np.asarray(1.0 / (1.0 + np.exp(-z)), dtype=np.float64)
+
+    def __call__(self, score: float) -> float:
+        if self.is_identity:
+            return float(score)
+        return float(self.apply([score])[0])
+
+    @classmethod
+    def fit(
+        cls, scores: npt.ArrayLike, correct: npt.ArrayLike, l2: float = 1e-3, iters: int = 100
+    ) -> Calibration:
+        """Logistic regression of ``correct`` (0/1) on ``logit(score)`` by Newton's method.
+
+        A slope that comes out ≤ 0 (scores carry no ranking information) is refused: the
+        identity map is returned instead, so the map always stays monotone increasing.
+        """
+        x = _logit(scores)
+        y = np.asarray(correct, dtype=np.float64)
+        if x.size == 0 or x.shape != y.shape or y.min() == y.max():
+            return cls()
+        w = np.array([1.0, 0.0])
+        design = np.stack([x, np.ones_like(x)], axis=1)
+        for _ in range(iters):
+            p = 1.0 / (1.0 + np.exp(-(design @ w)))
+            grad = design.T @ (p - y) + l2 * w
+            hess = (design * (p * (1 - p))[:, None]).T @ design + l2 * np.eye(2)
+            step = np.linalg.solve(hess, grad)
+            w -= step
+            if float(np.abs(step).max()) < 1e-9:
+                break
+        a, b = float(w[0]), float(w[1])
+        if not (math.isfinite(a) and math.isfinite(b)) or a <= 0:
+            return cls()
+        return cls(a, b)
+
+    @staticmethod
+    def path_for(model_path: Path) -> Path:
+        """``models/card_detector.onnx`` → ``models/card_detector.calibration.json``."""
+        return model_path.with_suffix(".calibration.json")
+
+    @classmethod
+    def load(cls, path: Path) -> Calibration:
+        """The calibration stored at ``path``; the identity map when the file does not exist."""
+        if not path.exists():
+            return cls()
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            a, b = float(data["a"]), float(data["b"])
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            raise ModelError(
+                f"calibration file {_shown(path)} is unreadable ({type(e).__name__}): "
+                "delete it or refit it with `chaodipi vision eval --calibrate`"
+            ) from None
+        if not (math.isfinite(a) and math.isfinite(b)) or a <= 0:
+            raise ModelError(
+                f"calibration file {_shown(path)} has a non-increasing map (a={a}): delete it"
+            )
+        return cls(a, b)
+
+    def save(self, path: Path, **extra: Any) -> None:
+        data = {"method": "platt", "a": self.a, "b": self.b, **extra}
+        path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+
+
+# --------------------------------------------------------------------------- pre/post-processing
+
+
+@dataclass(frozen=True)
+class Letterbox:
+    """How an image was fitted into the model input: ``input = image · ratio + (pad_x, pad_y)``."""
+
+    ratio: float
+    pad_x: float
+    pad_y: float
+
+    def to_image(self, boxes: FloatArray) -> FloatArray:
+        """Map (n, 4) x1,y1,x2,y2 boxes from model-input pixels back to image pixels."""
+        out = boxes.astype(np.float32, copy=True)
+        out[:, [0, 2]] = (out[:, [0, 2]] - self.pad_x) / self.ratio
+        out[:, [1, 3]] = (out[:, [1, 3]] - self.pad_y) / self.ratio
+        return out
+
+
+def letterbox(image_bgr: np.ndarray, size: int) -> tuple[np.ndarray, Letterbox]:
+    """Resize keeping the aspect ratio and pad with grey 114 to ``size × size`` (as ultralytics).
+
+    Returns the padded BGR image and the :class:`Letterbox` mapping.
+    """
+    h, w = image_bgr.shape[:2]
+    ratio = min(size / h, size / w)
+    new_w, new_h = round(w * ratio), round(h * ratio)
+    if (new_w, new_h) != (w, h):
+        interp = cv2.INTER_AREA if ratio < 1 else cv2.INTER_LINEAR
+        image_bgr = cv2.resize(image_bgr, (new_w, new_h), interpolation=interp)
+    dw, dh = (size - new_w) / 2, (size - new_h) / 2
+    top, bottom = round(dh - 0.1), round(dh + 0.1)
+    left, right = round(dw - 0.1), round(dw + 0.1)
+    padded = cv2.copyMakeBorder(
+        image_bgr, top, bottom, left, right, cv2.BORDER_CONSTANT, value=(PAD_VALUE,) * 3
+    )
+    return padded, Letterbox(ratio, float(left), float(top))
+
+
+def to_blob(images_bgr: Sequence[np.ndarray]) -> FloatArray:
+    """Stack square BGR uint8 images into an NCHW float32 RGB batch scaled to 0..1."""
+    batch = np.stack([img[:, :, ::-1] for img in images_bgr])  # BGR → RGB
+    blob = batch.transpose(0, 3, 1, 2).astype(np.float32) * np.float32(1 / 255)
+    return np.ascontiguousarray(blob)
+
+
+def nms(boxes: FloatArray, scores: FloatArray, iou: float = 0.5) -> npt.NDArray[np.intp]:
+    """Indices of the boxes kept by greedy non-maximum suppression, best score first."""
+    if len(boxes) == 0:
+        return np.zeros(0, dtype=np.intp)
+    x1, y1, x2, y2 = boxes[:, 0], boxes[:, 1], boxes[:, 2], boxes[:, 3]
+    areas = np.maximum(x2 - x1, 0) * np.maximum(y2 - y1, 0)
+    order = np.argsort(-scores, kind="stable")
+    keep: list[int] = []
+    while order.size:
+        i = int(order[0])
+        keep.append(i)
+        rest = order[1:]
+        w = np.maximum(0, np.minimum(x2[i], x2[rest]) - np.maximum(x1[i], x1[rest]))
+        h = np.maximum(0, np.minimum(y2[i], y2[rest]) - np.maximum(y1[i], y1[rest]))
+        inter = w * h
+        union = areas[i] + areas[rest] - inter
+        overlap = np.where(union > 0, inter / np.maximum(union, 1e-9), 0)
+        order = rest[overlap <= iou]
+    return np.asarray(keep, dtype=np.intp)
+
+
+def class_nms(
+    boxes: FloatArray, scores: FloatArray, classes: npt.NDArray[np.intp], iou: float = 0.5
+) -> npt.NDArray[np.intp]:
+    """Class-aware NMS: boxes of different classes never suppress each other."""
+    if len(boxes) == 0:
+        return np.zeros(0, dtype=np.intp)
+    span = float(np.abs(boxes).max()) + 1.0
+    shifted = boxes + (classes.astype(np.float32) * np.float32(span * 2))[:, None]
+    return nms(shifted, scores, iou)
+
+
+@dataclass(frozen=True)
+class RawDetections:
+    """Decoded boxes of one model input (model-input pixels), before mapping to the image."""
+
+    boxes: FloatArray  # (n, 4) x1, y1, x2, y2
+    scores: FloatArray  # (n,)
+    classes: npt.NDArray[np.intp]  # (n,)
+
+
+def decode_output(
+    output: np.ndarray,
+    num_classes: int,
+    conf: float = 0.25,
+    iou: float = 0.5,
+    max_det: int = 300,
+) -> list[RawDetections]:
+    """Decode a YOLO ONNX output batch into per-image detections after class-aware NMS.
+
+    Accepts the ultralytics YOLOv8/11 layout ``(B, 4 + nc, N)`` (cx, cy, w, h in input pixels,
+    then one score per class, no objectness) and the end-to-end layout ``(B, N, 6)``
+    (x1, y1, x2, y2, score, class).
+    """
+    if output.ndim != 3:
+        raise ModelError(f"unexpected model output shape {output.shape}: expected (B, 4+nc, N)")
+    results: list[RawDetections] = []
+    end2end = output.shape[1] != 4 + num_classes and output.shape[2] == 6
+    for pred in output:
+        if end2end:
+            keep = pred[:, 4] >= conf
+            boxes = pred[keep, :4].astype(np.float32)
+            scores = pred[keep, 4].astype(np.float32)
+            classes = pred[keep, 5].astype(np.intp)
+        else:
+            if pred.shape[0] != 4 + num_classes:
+                raise ModelError(
+                    f"model output has {pred.shape[0] - 4} classes but {num_classes} names"
+                )
+            cls_scores = pred[4:]
+            classes = cls_scores.argmax(axis=0).astype(np.intp)
+            scores = cls_scores[classes, np.arange(cls_scores.shape[1])].astype(np.float32)
+            keep = scores >= conf
+            cxcywh = pred[:4, keep].T.astype(np.float32)
+            scores, classes = scores[keep], classes[keep]
+            boxes = np.empty_like(cxcywh)
+            boxes[:, :2] = cxcywh[:, :2] - cxcywh[:, 2:] / 2
+            boxes[:, 2:] = cxcywh[:, :2] + cxcywh[:, 2:] / 2
+        if len(scores) > 3 * max_det:
+            top = np.argsort(-scores)[: 3 * max_det]
+            boxes, scores, classes = boxes[top], scores[top], classes[top]
+        kept = class_nms(boxes, scores, classes, iou)[:max_det]
+        results.append(RawDetections(boxes[kept], scores[kept], classes[kept]))
+    return results
+
+
+# --------------------------------------------------------------------------- tiling
+
+
+@dataclass(frozen=True)
+class Tile:
+    """A window ``[x, x + w) × [y, y + h)`` of the image; the model sees it letterboxed."""
+
+    x: int
+    y: int
+    w: int
+    h: int
+
+
+def _starts(length: int, side: int, count: int) -> list[int]:
+    if count <= 1 or side >= length:
+        return [0]
+    return [round(i * (length - side) / (count - 1)) for i in range(count)]
+
+
+def plan_tiles(
+    width: int, height: int, model_size: int, max_tiles: int = 4, overlap: float = TILE_OVERLAP
+) -> list[Tile]:
+    """Overlapping square tiles covering the image, as fine as ``max_tiles`` allows.
+
+    Among grids of nx × ny ≤ ``max_tiles`` tiles whose neighbours share at least ``overlap`` of a
+    tile, the one with the smallest tile side (highest resolution) wins, but tiles are never
+    made smaller than the model input (that would only upscale); ties go to fewer tiles. A tile
+    never exceeds the image (on a long thin image it is a rectangle, letterboxed by the model).
+    """
+    best: tuple[int, int, int, int] | None = None
+    for nx in range(1, max_tiles + 1):
+        for ny in range(1, max_tiles // nx + 1):
+            need_x = width / (nx - overlap * (nx - 1))
+            need_y = height / (ny - overlap * (ny - 1))
+            side = max(need_x, need_y, float(model_size))
+            key = (math.ceil(side), nx * ny, nx, ny)
+            if best is None or key[:2] < best[:2]:
+                best = key
+    assert best is not None
+    side, _, nx, ny = best
+    tw, th = min(side, width), min(side, height)
+    return [Tile(x, y, tw, th) for y in _starts(height, th, ny) for x in _starts(width, tw, nx)]
+
+
+def _overlaps(plan: Sequence[Tile]) -> tuple[float, float]:
+    """The smallest overlap, in pixels, between horizontal and between vertical neighbours."""
+
+    def along(starts: set[int], side: int) -> float:
+        ordered = sorted(starts)
+        gaps = [b - a for a, b in itertools.pairwise(ordered)]
+        return float(side - max(gaps)) if gaps else 0.0
+
+    return along({t.x for t in plan}, plan[0].w), along({t.y for t in plan}, plan[0].h)
+
+
+# --------------------------------------------------------------------------- the detector
+
+
+def _read_names(meta: dict[str, str]) -> tuple[str, ...] | None:
+    text = meta.get("names")
+    if not text:
+        return None
+    try:
+        names = ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return None
+    if isinstance(names, dict):
+        return tuple(str(names[k]) for k in sorted(names))
+    if isinstance(names, list | tuple):
+        return tuple(str(n) for n in names)
+    return None
+
+
+def _read_imgsz(meta: dict[str, str]) -> int | None:
+    try:
+        value = ast.literal_eval(meta.get("imgsz", ""))
+    except (ValueError, SyntaxError):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, list | tuple) and value and all(isinstance(v, int) for v in value):
+        return int(value[0])
+    return None
+
+
+@dataclass
+class CardDetector:
+    """The card detector: ``CardDetector().detect(frame_bgr)`` → list of :class:`Detection`.
+
+    ``threads`` is onnxruntime's intra-op thread count (default 1: the Pi budgets one core for
+    it); ``conf`` the raw-score threshold, ``iou`` the NMS overlap, ``max_tiles`` the most tiles
+    an automatic tiling of a big frame may use.
+    """
+
+    model_path: Path = DEFAULT_MODEL
+    threads: int = 1
+    conf: float = 0.25
+    iou: float = 0.5
+    max_tiles: int = 4
+    calibration: Calibration | None = None
+    names: tuple[str, ...] = field(init=False)
+    size: int = field(init=False)
+    dynamic_batch: bool = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.model_path = Path(self.model_path)
+        shown = _shown(self.model_path)
+        if not self.model_path.is_file():
+            raise ModelError(
+                f"model file {shown} is missing: run `chaodipi vision train` or restore it from git"
+            )
+        import onnxruntime as ort  # the one heavy import, kept out of module import time
+
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = max(1, int(self.threads))
+        options.inter_op_num_threads = 1
+        options.log_severity_level = 3
+        try:
+            self.session = ort.InferenceSession(
+                str(self.model_path), options, providers=["CPUExecutionProvider"]
+            )
+        except Exception as e:  # onnxruntime raises its own exception types
+            reason = str(e).strip().splitlines()[0][:120] if str(e).strip() else type(e).__name__
+            raise ModelError(
+                f"model file {shown} is not a usable ONNX model ({reason}): "
+                "re-export it with `chaodipi vision train` or restore it from git"
+            ) from None
+        meta = dict(self.session.get_modelmeta().custom_metadata_map)
+        model_input = self.session.get_inputs()[0]
+        self.input_name = model_input.name
+        shape = list(model_input.shape)
+        if len(shape) != 4:
+            raise ModelError(f"model file {shown} takes input {shape}, not an image batch NCHW")
+        h, w = shape[2], shape[3]
+        if isinstance(h, int) and isinstance(w, int):
+            if h != w:
+                raise ModelError(f"model file {shown} takes {w}×{h} inputs: export it square")
+            self.size = h
+        else:
+            self.size = _read_imgsz(meta) or 640
+        self.dynamic_batch = not isinstance(shape[0], int)
+        self.names = _read_names(meta) or CLASS_NAMES
+        out_shape = self.session.get_outputs()[0].shape
+        classes_out = out_shape[1] if len(out_shape) == 3 else None
+        end2end = (len(out_shape) == 3 and out_shape[2] == 6) or meta.get("end2end") == "True"
+        if isinstance(classes_out, int) and not end2end and classes_out - 4 != len(self.names):
+            raise ModelError(
+                f"model file {shown} predicts {out_shape[1] - 4} classes but names "
+                f"{len(self.names)}: re-export it"
+            )
+        if self.calibration is None:
+            self.calibration = Calibration.load(Calibration.path_for(self.model_path))
+
+    # ---------------------------------------------------------------- inference
+
+    def _infer(self, blob: FloatArray) -> np.ndarray:
+        outputs = self.session.run(None, {self.input_name: blob})
+        return np.asarray(outputs[0])
+
+    def _run(self, crops: list[np.ndarray]) -> list[tuple[RawDetections, Letterbox]]:
+        boxed = [letterbox(c, self.size) for c in crops]
+        images = [b[0] for b in boxed]
+        if self.dynamic_batch and len(images) > 1:
+            outputs = [self._infer(to_blob(images))]
+        else:
+            outputs = [self._infer(to_blob([img])) for img in images]
+        raw: list[RawDetections] = []
+        for out in outputs:
+            raw.extend(decode_output(out, len(self.names), self.conf, self.iou))
+        return [(r, b[1]) for r, b in zip(raw, boxed, strict=True)]
+
+    def plan(self, width: int, height: int, tiles: int | None = None) -> list[Tile]:
+        """The tiles ``detect`` would use for a ``width × height`` image (see ``detect``)."""
+        if tiles is None:
+            if min(width, height) <= SINGLE_PASS_FACTOR * self.size:
+                return [Tile(0, 0, width, height)]
+            tiles = self.max_tiles
+        if tiles <= 1:
+            return [Tile(0, 0, width, height)]
+        return plan_tiles(width, height, self.size, tiles)
+
+    def detect(self, image_bgr: np.ndarray, tiles: int | None = None) -> list[Detection]:
+        """Detect corner indices in a BGR image (H × W × 3 uint8; grey images are accepted).
+
+        ``tiles=None`` chooses: one letterboxed pass when the short side is at most 1.6 × the
+        model size, else up to ``max_tiles`` overlapping tiles; ``tiles=1`` forces one pass and
+        ``tiles=n`` tiling with at most n tiles. Sorted by confidence, best first.
+        """
+        if image_bgr.ndim == 2:
+            image_bgr = cv2.cvtColor(image_bgr, cv2.COLOR_GRAY2BGR)
+        elif image_bgr.shape[2] == 4:
+            image_bgr = cv2.cvtColor(image_bgr, cv2.COLOR_BGRA2BGR)
+        height, width = image_bgr.shape[:2]
+        plan = self.plan(width, height, tiles)
+        crops = [image_bgr[t.y : t.y + t.h, t.x : t.x + t.w] for t in plan]
+        overlap_x, overlap_y = _overlaps(plan)
+        all_boxes, all_scores, all_classes = [], [], []
+        for tile, (raw, lb) in zip(plan, self._run(crops), strict=True):
+            boxes = lb.to_image(raw.boxes)
+            keep = np.ones(len(boxes), dtype=bool)
+            if len(plan) > 1:
+                # A small box touching an inner tile edge may be cut there; the overlap holds it
+                # whole in the neighbour, so it is dropped here. Bigger boxes are left to NMS.
+                margin = 2.0 / lb.ratio
+                bw, bh = boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]
+                if tile.x > 0:
+                    keep &= (boxes[:, 0] > margin) | (bw >= overlap_x)
+                if tile.y > 0:
+                    keep &= (boxes[:, 1] > margin) | (bh >= overlap_y)
+                if tile.x + tile.w < width:
+                    keep &= (boxes[:, 2] < tile.w - margin) | (bw >= overlap_x)
+                if tile.y + tile.h < height:
+                    keep &= (boxes[:, 3] < tile.h - margin) | (bh >= overlap_y)
+            boxes = boxes[keep] + np.array([tile.x, tile.y, tile.x, tile.y], dtype=np.float32)
+            all_boxes.append(boxes)
+            all_scores.append(raw.scores[keep])
+            all_classes.append(raw.classes[keep])
+        boxes = np.concatenate(all_boxes) if all_boxes else np.zeros((0, 4), np.float32)
+        scores = np.concatenate(all_scores) if all_scores else np.zeros(0, np.float32)
+        classes = np.concatenate(all_classes) if all_classes else np.zeros(0, np.intp)
+        if len(plan) > 1:
+            kept = class_nms(boxes, scores, classes, self.iou)
+            boxes, scores, classes = boxes[kept], scores[kept], classes[kept]
+        boxes[:, [0, 2]] = np.clip(boxes[:, [0, 2]], 0, width)
+        boxes[:, [1, 3]] = np.clip(boxes[:, [1, 3]], 0, height)
+        calibration = self.calibration or Calibration()
+        confidences = calibration.apply(scores) if len(scores) else np.zeros(0)
+        if calibration.is_identity:
+            confidences = scores.astype(np.float64)
+        detections = [
+            Detection(
+                identity=self.names[int(c)] if 0 <= int(c) < len(self.names) else str(int(c)),
+                box=(float(b[0]), float(b[1]), float(b[2]), float(b[3])),
+                score=float(s),
+                confidence=float(p),
+            )
+            for b, s, c, p in zip(boxes, scores, classes, confidences, strict=True)
+        ]
+        detections.sort(key=lambda d: -d.confidence)
+        return detections

@@ -1,0 +1,404 @@
+"""Detector evaluation on a YOLO-format dataset: which card identities each image shows.
+
+This module owns reading a labelled dataset (``images/`` with any sub-folders, ``labels/``
+mirroring it, class names from ``data.yaml`` or ``classes.txt`` in the project notation), scoring
+a detector by the *set* of identities per image (what the referee needs: which cards are on the
+table, not where), drawing the images it got wrong and a per-class recall chart, and collecting
+the (raw score, correct) pairs that fit the detector's confidence calibration.
+
+A detection is counted correct when its identity is among the image's labelled identities; box
+positions are not compared (label boxes may be whole cards while the detector boxes corners).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+import cv2
+import numpy as np
+
+from vision.classes import CLASS_ID
+
+IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff"}
+GREEN, RED, ORANGE, WHITE = (0, 160, 0), (0, 0, 220), (0, 140, 255), (255, 255, 255)
+
+Box = tuple[float, float, float, float]
+
+
+class DatasetError(ValueError):
+    """The dataset cannot be read; the message is one line naming the file and the problem."""
+
+
+class DetectionLike(Protocol):
+    @property
+    def identity(self) -> str: ...
+
+    @property
+    def box(self) -> Box: ...
+
+    @property
+    def score(self) -> float: ...
+
+    @property
+    def confidence(self) -> float: ...
+
+
+class DetectorLike(Protocol):
+    def detect(self, image_bgr: np.ndarray) -> Sequence[DetectionLike]: ...
+
+
+# --------------------------------------------------------------------------- reading the dataset
+
+
+def _parse_yaml_names(text: str, path: Path) -> list[str]:
+    """The ``names:`` of an ultralytics data.yaml (inline list/dict or block list/dict).
+
+    A small reader, so the runtime needs no YAML library.
+    """
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        m = re.match(r"^names\s*:\s*(.*?)\s*(#.*)?$", line)
+        if not m:
+            continue
+        inline = m.group(1)
+        if inline:
+            try:
+                value = ast.literal_eval(
+                    re.sub(r"(?<=[\[{,:])\s*([^'\"\s,\[\]{}:]+)", r"'\1'", inline)
+                )
+            except (ValueError, SyntaxError):
+                raise DatasetError(f"{path}: cannot read the inline names: {inline[:60]}") from None
+            if isinstance(value, dict):
+                return [str(value[k]) for k in sorted(value, key=int)]
+            return [str(v) for v in value]
+        block: dict[int, str] = {}
+        items: list[str] = []
+        for item in lines[i + 1 :]:
+            if not item.strip() or item.lstrip().startswith("#"):
+                continue
+            if not item[0].isspace() and not item.startswith("-"):
+                break
+            entry = item.split("#", 1)[0].strip()
+            if entry.startswith("-"):
+                items.append(entry[1:].strip().strip("'\""))
+            elif ":" in entry:
+                key, _, value = entry.partition(":")
+                try:
+                    block[int(key.strip().strip("'\""))] = value.strip().strip("'\"")
+                except ValueError:
+                    raise DatasetError(f"{path}: bad names entry {entry!r}") from None
+        if block:
+            return [block[k] for k in sorted(block)]
+        return items
+    raise DatasetError(f"{path} has no names: list the class names under `names:`")
+
+
+def load_class_names(dataset: Path) -> list[str]:
+    """The dataset's class names (label id → identity), from data.yaml or else classes.txt.
+
+    Names must be card identities in the project notation (case-insensitive: ``as`` = ``AS``).
+    """
+    yaml_path, txt_path = dataset / "data.yaml", dataset / "classes.txt"
+    if yaml_path.is_file():
+        raw = _parse_yaml_names(yaml_path.read_text(encoding="utf-8"), yaml_path)
+        source = yaml_path
+    elif txt_path.is_file():
+        raw = [ln.strip() for ln in txt_path.read_text(encoding="utf-8").splitlines() if ln.strip()]
+        source = txt_path
+    else:
+        raise DatasetError(
+            f"{dataset} has neither data.yaml nor classes.txt: add one naming the classes"
+        )
+    names = [n.strip().upper() for n in raw]
+    unknown = [r for r, n in zip(raw, names, strict=True) if n not in CLASS_ID]
+    if unknown:
+        shown = ", ".join(repr(u) for u in unknown[:5]) + (" …" if len(unknown) > 5 else "")
+        raise DatasetError(
+            f"{source}: unknown class names {shown}: use card identities like 10H, AS, BJ, SJ"
+        )
+    return names
+
+
+def list_images(dataset: Path) -> list[Path]:
+    """All images under ``dataset/images`` (sub-folders included), sorted."""
+    root = dataset / "images"
+    if not root.is_dir():
+        raise DatasetError(f"{dataset} has no images/ folder: expected a YOLO-format dataset")
+    return sorted(p for p in root.rglob("*") if p.suffix.lower() in IMAGE_SUFFIXES and p.is_file())
+
+
+def label_path(dataset: Path, image: Path) -> Path:
+    """``images/val/x.jpg`` → ``labels/val/x.txt``."""
+    return dataset / "labels" / image.relative_to(dataset / "images").with_suffix(".txt")
+
+
+def read_labels(path: Path, names: Sequence[str]) -> list[tuple[str, Box]]:
+    """``(identity, normalised cx,cy,w,h box)`` per line of a YOLO label file; none if absent."""
+    if not path.is_file():
+        return []
+    out: list[tuple[str, Box]] = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        parts = line.split()
+        if not parts:
+            continue
+        try:
+            cls = int(parts[0])
+            coords = [float(v) for v in parts[1:5]]
+        except ValueError:
+            raise DatasetError(f"{path}:{n}: not a YOLO label line: {line.strip()[:60]}") from None
+        if not 0 <= cls < len(names):
+            raise DatasetError(f"{path}:{n}: class id {cls} outside the {len(names)} names")
+        box = (coords[0], coords[1], coords[2], coords[3]) if len(coords) == 4 else (0, 0, 0, 0)
+        out.append((names[cls], box))
+    return out
+
+
+def read_image(path: Path) -> np.ndarray:
+    data = np.fromfile(str(path), dtype=np.uint8)
+    image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    if image is None:
+        raise DatasetError(f"cannot decode image {path}: remove it or replace it")
+    return image
+
+
+# --------------------------------------------------------------------------- results
+
+
+def _ratio(num: int, den: int) -> float | None:
+    return num / den if den else None
+
+
+def _round(x: float | None) -> float | None:
+    return None if x is None else round(x, 4)
+
+
+@dataclass
+class ClassCounts:
+    tp: int = 0
+    fp: int = 0
+    fn: int = 0
+
+    @property
+    def precision(self) -> float | None:
+        return _ratio(self.tp, self.tp + self.fp)
+
+    @property
+    def recall(self) -> float | None:
+        return _ratio(self.tp, self.tp + self.fn)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "tp": self.tp,
+            "fp": self.fp,
+            "fn": self.fn,
+            "precision": _round(self.precision),
+            "recall": _round(self.recall),
+        }
+
+
+@dataclass(frozen=True)
+class ImageResult:
+    image: str  # path relative to the dataset's images/ folder
+    labelled: frozenset[str]
+    predicted: frozenset[str]
+
+    @property
+    def perfect(self) -> bool:
+        return self.labelled == self.predicted
+
+
+@dataclass
+class EvalResult:
+    """Identity-set scores over a dataset; ``scored`` holds (raw score, correct) per detection."""
+
+    images: list[ImageResult] = field(default_factory=list)
+    per_class: dict[str, ClassCounts] = field(default_factory=dict)
+    scored: list[tuple[float, bool]] = field(default_factory=list)
+
+    def _total(self) -> ClassCounts:
+        total = ClassCounts()
+        for c in self.per_class.values():
+            total.tp, total.fp, total.fn = total.tp + c.tp, total.fp + c.fp, total.fn + c.fn
+        return total
+
+    @property
+    def identity_precision(self) -> float | None:
+        return self._total().precision
+
+    @property
+    def identity_recall(self) -> float | None:
+        return self._total().recall
+
+    @property
+    def perfect_images(self) -> float | None:
+        return _ratio(sum(r.perfect for r in self.images), len(self.images))
+
+    def add(self, result: ImageResult) -> None:
+        self.images.append(result)
+        for name in result.labelled | result.predicted:
+            counts = self.per_class.setdefault(name, ClassCounts())
+            if name in result.labelled and name in result.predicted:
+                counts.tp += 1
+            elif name in result.predicted:
+                counts.fp += 1
+            else:
+                counts.fn += 1
+
+    def to_json(self) -> dict[str, Any]:
+        order = sorted(self.per_class, key=lambda n: CLASS_ID.get(n, len(CLASS_ID)))
+        return {
+            "images": len(self.images),
+            "identity_precision": _round(self.identity_precision),
+            "identity_recall": _round(self.identity_recall),
+            "perfect_images": _round(self.perfect_images),
+            "per_class": {n: self.per_class[n].to_json() for n in order},
+        }
+
+
+# --------------------------------------------------------------------------- drawing
+
+
+def _text(img: np.ndarray, text: str, org: tuple[int, int], scale: float, color: Any) -> None:
+    """``text`` with its baseline at ``org``, in white on a filled ``color`` label."""
+    font, thick = cv2.FONT_HERSHEY_SIMPLEX, max(1, round(scale * 1.5))
+    (w, h), base = cv2.getTextSize(text, font, scale, thick)
+    x, y = org
+    cv2.rectangle(img, (x, y - h - 3), (x + w + 4, y + base), color, -1)
+    cv2.putText(img, text, (x + 2, y - 1), font, scale, WHITE, thick, cv2.LINE_AA)
+
+
+def draw_detections(
+    image: np.ndarray,
+    detections: Sequence[DetectionLike],
+    correct: frozenset[str] | None = None,
+) -> np.ndarray:
+    """A copy of ``image`` with boxes and ``identity confidence`` labels; with ``correct`` given,
+    boxes of those identities are green and the others red (else all green)."""
+    out = image.copy()
+    scale = max(0.4, min(out.shape[:2]) / 900)
+    for d in detections:
+        color = GREEN if correct is None or d.identity in correct else RED
+        x1, y1, x2, y2 = (round(v) for v in d.box)
+        cv2.rectangle(out, (x1, y1), (x2, y2), color, max(1, round(scale * 2)))
+        _text(out, f"{d.identity} {d.confidence:.2f}", (x1, max(20, y1 - 2)), scale, color)
+    return out
+
+
+def draw_mistake(
+    image: np.ndarray,
+    detections: Sequence[DetectionLike],
+    result: ImageResult,
+    labels: Sequence[tuple[str, Box]],
+) -> np.ndarray:
+    """The image with predictions (green right, red wrong), the labelled boxes of missed
+    identities in orange, and a banner listing missing and unexpected identities."""
+    out = draw_detections(image, detections, result.labelled)
+    h, w = out.shape[:2]
+    missing = sorted(result.labelled - result.predicted, key=lambda n: CLASS_ID.get(n, 99))
+    extra = sorted(result.predicted - result.labelled, key=lambda n: CLASS_ID.get(n, 99))
+    for name, (cx, cy, bw, bh) in labels:
+        if name in missing and bw > 0:
+            p1 = (round((cx - bw / 2) * w), round((cy - bh / 2) * h))
+            p2 = (round((cx + bw / 2) * w), round((cy + bh / 2) * h))
+            cv2.rectangle(out, p1, p2, ORANGE, 1)
+    scale = max(0.45, w / 1400)
+    line_h = round(30 * scale) + 6
+    banner = np.full((2 * line_h + 6, w, 3), 30, dtype=np.uint8)
+    _text(banner, f"missing: {' '.join(missing) or '-'}", (5, line_h - 2), scale, ORANGE)
+    _text(banner, f"wrong: {' '.join(extra) or '-'}", (5, 2 * line_h + 2), scale, RED)
+    return np.vstack([banner, out])
+
+
+def draw_recall_chart(per_class: dict[str, ClassCounts]) -> np.ndarray | None:
+    """Horizontal bars of recall for every class with labelled instances, in class order."""
+    rows = [
+        (n, c)
+        for n, c in sorted(per_class.items(), key=lambda kv: CLASS_ID.get(kv[0], 99))
+        if c.tp + c.fn > 0
+    ]
+    if not rows:
+        return None
+    row_h, left, bar_w, top = 18, 50, 400, 30
+    img = np.full((top + row_h * len(rows) + 10, left + bar_w + 120, 3), 255, dtype=np.uint8)
+    cv2.putText(img, "recall per class", (left, 20), cv2.FONT_HERSHEY_SIMPLEX, 0.55, (0,) * 3, 1)
+    for i, (name, counts) in enumerate(rows):
+        y = top + i * row_h
+        recall = counts.recall or 0.0
+        color = (0, 170, 0) if recall >= 0.9 else (0, 140, 255) if recall >= 0.5 else (0, 0, 220)
+        cv2.rectangle(img, (left, y + 2), (left + round(bar_w * recall), y + row_h - 3), color, -1)
+        cv2.rectangle(img, (left, y + 2), (left + bar_w, y + row_h - 3), (180,) * 3, 1)
+        font = cv2.FONT_HERSHEY_SIMPLEX
+        cv2.putText(img, name, (5, y + row_h - 5), font, 0.45, (0,) * 3, 1, cv2.LINE_AA)
+        label = f"{recall:.2f} ({counts.tp}/{counts.tp + counts.fn})"
+        cv2.putText(img, label, (left + bar_w + 6, y + row_h - 5), font, 0.4, (0,) * 3, 1)
+    return img
+
+
+def _write(path: Path, image: np.ndarray) -> None:
+    ok, data = cv2.imencode(path.suffix, image)
+    if not ok:
+        raise DatasetError(f"cannot encode {path}")
+    path.write_bytes(data.tobytes())
+
+
+# --------------------------------------------------------------------------- evaluation
+
+
+def progress(done: int, total: int, label: str = "eval") -> None:
+    """A one-line progress bar on stderr (redrawn on a terminal, printed once at the end else)."""
+    if total <= 0 or not (sys.stderr.isatty() or done == total):
+        return
+    bar = "#" * (30 * done // total)
+    print(f"\r{label} [{bar:<30}] {done}/{total}", end="", file=sys.stderr, flush=True)
+    if done == total:
+        print(file=sys.stderr)
+
+
+def evaluate(
+    dataset: Path,
+    detector: DetectorLike,
+    draw_mistakes_to: Path | None = None,
+    show_progress: bool = True,
+) -> EvalResult:
+    """Score ``detector`` on the YOLO dataset at ``dataset`` by identity sets per image.
+
+    With ``draw_mistakes_to``, each imperfect image is drawn there (JPG) and the per-class recall
+    chart is written as ``recall_per_class.png``.
+    """
+    dataset = Path(dataset)
+    if not dataset.is_dir():
+        raise DatasetError(f"dataset folder {dataset} does not exist")
+    names = load_class_names(dataset)
+    images = list_images(dataset)
+    if not images:
+        raise DatasetError(f"{dataset}/images holds no images")
+    if draw_mistakes_to is not None:
+        draw_mistakes_to.mkdir(parents=True, exist_ok=True)
+    result = EvalResult()
+    root = dataset / "images"
+    for i, path in enumerate(images, 1):
+        labels = read_labels(label_path(dataset, path), names)
+        image = read_image(path)
+        detections = list(detector.detect(image))
+        labelled = frozenset(n for n, _ in labels)
+        item = ImageResult(
+            path.relative_to(root).as_posix(), labelled, frozenset(d.identity for d in detections)
+        )
+        result.add(item)
+        result.scored.extend((float(d.score), d.identity in labelled) for d in detections)
+        if draw_mistakes_to is not None and not item.perfect:
+            name = item.image.replace("/", "__").rsplit(".", 1)[0] + ".jpg"
+            _write(draw_mistakes_to / name, draw_mistake(image, detections, item, labels))
+        if show_progress:
+            progress(i, len(images))
+    if draw_mistakes_to is not None:
+        chart = draw_recall_chart(result.per_class)
+        if chart is not None:
+            _write(draw_mistakes_to / "recall_per_class.png", chart)
+    return result

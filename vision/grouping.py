@@ -1,0 +1,216 @@
+"""Corner boxes → physical cards: which detected corner indices belong to the same card.
+
+The detector boxes a card's corner index (rank + suit), and both opposite corners of one card
+may be visible; with two decks there are two physical copies of every identity. This module
+owns the geometry that decides, per identity, which boxes are one card: two boxes are the two
+corners of one card when their centre distance fits the card diagonal implied by the index size
+(an index is about 0.12–0.2 of the card height and a card about 0.7 as wide as high, which puts
+opposite index centres about 3–9 index heights apart). Near-duplicate boxes (the same corner
+seen twice) are folded into one. At most two copies of an identity exist; a reading with more is
+merged down to two and flagged ``ambiguous``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from vision.classes import CLASS_ID
+
+Box = tuple[float, float, float, float]
+
+MIN_RATIO = 3.0  # opposite-corner centre distance / index size: smallest plausible
+MAX_RATIO = 9.0  # … largest plausible
+BEST_RATIO = 5.5  # … most typical (ranks the candidate pairs)
+MAX_SIZE_RATIO = 2.0  # the two corners of one card have similar index sizes
+DUPLICATE_IOU = 0.3  # boxes overlapping this much are the same corner seen twice
+MAX_COPIES = 2  # two decks
+
+
+class BoxLike(Protocol):
+    """What grouping needs of a detection (``vision.detector.Detection`` fits)."""
+
+    @property
+    def identity(self) -> str: ...
+
+    @property
+    def box(self) -> Box: ...
+
+    @property
+    def confidence(self) -> float: ...
+
+
+@dataclass(frozen=True)
+class CardSighting:
+    """One physical card: its identity, the corner boxes seen of it, and a confidence (the best
+    of its boxes). ``ambiguous`` marks identities whose boxes suggested more than two copies.
+    """
+
+    identity: str
+    boxes: list[Box] = field(default_factory=list)
+    confidence: float = 0.0
+    ambiguous: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "identity": self.identity,
+            "confidence": round(self.confidence, 4),
+            "boxes": [[round(v, 1) for v in b] for b in self.boxes],
+        }
+        if self.ambiguous:
+            out["ambiguous"] = True
+        return out
+
+
+def _centre(b: Box) -> tuple[float, float]:
+    return (b[0] + b[2]) / 2, (b[1] + b[3]) / 2
+
+
+def index_size(b: Box) -> float:
+    """The size of an index box: its longer side (the rank-over-suit height when upright; a
+    card turned 90° makes the box wider than high)."""
+    return max(b[2] - b[0], b[3] - b[1], 1e-6)
+
+
+def iou(a: Box, b: Box) -> float:
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    if w <= 0 or h <= 0:
+        return 0.0
+    inter = w * h
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / union if union > 0 else 0.0
+
+
+def is_duplicate(a: Box, b: Box, duplicate_iou: float = DUPLICATE_IOU) -> bool:
+    """Whether two boxes are one corner seen twice (overlapping, or centres very close)."""
+    (ax, ay), (bx, by) = _centre(a), _centre(b)
+    close = math.hypot(ax - bx, ay - by) < 0.5 * min(index_size(a), index_size(b))
+    return close or iou(a, b) >= duplicate_iou
+
+
+def corner_fit(
+    a: Box,
+    b: Box,
+    min_ratio: float = MIN_RATIO,
+    max_ratio: float = MAX_RATIO,
+    best_ratio: float = BEST_RATIO,
+    max_size_ratio: float = MAX_SIZE_RATIO,
+) -> float | None:
+    """How well two boxes fit as opposite corners of one card: ``None`` when implausible, else a
+    cost ≥ 0 (0 = centre distance exactly ``best_ratio`` index sizes)."""
+    sa, sb = index_size(a), index_size(b)
+    if max(sa, sb) / min(sa, sb) > max_size_ratio:
+        return None
+    (ax, ay), (bx, by) = _centre(a), _centre(b)
+    ratio = math.hypot(ax - bx, ay - by) / ((sa + sb) / 2)
+    if not min_ratio <= ratio <= max_ratio:
+        return None
+    return abs(math.log(ratio / best_ratio))
+
+
+@dataclass
+class _Card:
+    members: list[tuple[Box, float]]
+
+    @property
+    def confidence(self) -> float:
+        return max(c for _, c in self.members)
+
+
+def _gap(a: _Card, b: _Card) -> float:
+    """Distance between the closest boxes of two cards, in index sizes."""
+    best = math.inf
+    for ba, _ in a.members:
+        for bb, _ in b.members:
+            (ax, ay), (bx, by) = _centre(ba), _centre(bb)
+            size = (index_size(ba) + index_size(bb)) / 2
+            best = min(best, math.hypot(ax - bx, ay - by) / size)
+    return best
+
+
+def _group_one(
+    boxes: list[tuple[Box, float]],
+    min_ratio: float,
+    max_ratio: float,
+    best_ratio: float,
+    max_copies: int,
+) -> tuple[list[_Card], bool]:
+    # Fold near-duplicates into the better box (the same corner seen twice).
+    boxes = sorted(boxes, key=lambda bc: -bc[1])
+    kept: list[tuple[Box, float]] = []
+    for box, conf in boxes:
+        if not any(is_duplicate(box, k) for k, _ in kept):
+            kept.append((box, conf))
+    # Pair up greedily, best-fitting distance first.
+    pairs: list[tuple[float, int, int]] = []
+    for i in range(len(kept)):
+        for j in range(i + 1, len(kept)):
+            cost = corner_fit(kept[i][0], kept[j][0], min_ratio, max_ratio, best_ratio)
+            if cost is not None:
+                pairs.append((cost, i, j))
+    pairs.sort()
+    used: set[int] = set()
+    cards: list[_Card] = []
+    for _, i, j in pairs:
+        if i not in used and j not in used:
+            used.update((i, j))
+            cards.append(_Card([kept[i], kept[j]]))
+    cards.extend(_Card([kept[i]]) for i in range(len(kept)) if i not in used)
+    ambiguous = len(cards) > max_copies
+    while len(cards) > max_copies:
+        # Merge the two closest cards until no more copies are left than can exist.
+        _, i, j = min(
+            (_gap(cards[i], cards[j]), i, j)
+            for i in range(len(cards))
+            for j in range(i + 1, len(cards))
+        )
+        cards[i] = _Card(cards[i].members + cards[j].members)
+        del cards[j]
+    return cards, ambiguous
+
+
+def group_cards(
+    detections: Iterable[BoxLike],
+    *,
+    min_ratio: float = MIN_RATIO,
+    max_ratio: float = MAX_RATIO,
+    best_ratio: float = BEST_RATIO,
+    max_copies: int = MAX_COPIES,
+) -> list[CardSighting]:
+    """Group corner-index detections into physical cards.
+
+    Sorted by class order (``2S`` … ``SJ``; unknown identities last), then left to right.
+    """
+    by_identity: dict[str, list[tuple[Box, float]]] = {}
+    for d in detections:
+        b = d.box
+        box = (float(b[0]), float(b[1]), float(b[2]), float(b[3]))
+        by_identity.setdefault(d.identity, []).append((box, float(d.confidence)))
+    sightings: list[CardSighting] = []
+    for identity, boxes in by_identity.items():
+        cards, ambiguous = _group_one(boxes, min_ratio, max_ratio, best_ratio, max_copies)
+        for card in cards:
+            members = sorted(card.members, key=lambda bc: (bc[0][0], bc[0][1]))
+            sightings.append(
+                CardSighting(identity, [b for b, _ in members], card.confidence, ambiguous)
+            )
+    sightings.sort(
+        key=lambda s: (CLASS_ID.get(s.identity, len(CLASS_ID)), s.identity, s.boxes[0][:2])
+    )
+    return sightings
+
+
+def summarize(sightings: Sequence[CardSighting]) -> str:
+    """``AS ×2, 10H, BJ`` (a ``?`` marks an ambiguous count); ``(none)`` when empty."""
+    counts: dict[str, tuple[int, bool]] = {}
+    for s in sightings:
+        n, amb = counts.get(s.identity, (0, False))
+        counts[s.identity] = (n + 1, amb or s.ambiguous)
+    parts = [
+        f"{name}{' ×' + str(n) if n > 1 else ''}{'?' if amb else ''}"
+        for name, (n, amb) in counts.items()
+    ]
+    return ", ".join(parts) if parts else "(none)"
