@@ -35,3 +35,15 @@ def test_every_top_level_folder_explains_itself() -> None:
         assert ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))), folder
     for folder in ("models", "deploy", "bench", "engine"):
         assert (ROOT / folder / "README.md").is_file(), folder
+
+
+def test_the_pi_runtime_needs_neither_torch_nor_ultralytics() -> None:
+    # The Pi installs onnxruntime + OpenCV + numpy + Flask only (DEVELOPERS.md, design card).
+    import subprocess
+
+    code = (
+        "import sys, chaodipi.cli, vision.detector, vision.grouping, vision.evaluate, device\n"
+        "heavy = {'torch', 'ultralytics', 'matplotlib', 'PIL'} & set(sys.modules)\n"
+        "assert not heavy, heavy\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)

@@ -25,6 +25,7 @@ from matplotlib's data folder, artwork from the shared data folder.
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,9 +43,20 @@ CARD_ASPECT = 0.7
 """Width / height of a procedural card (poker size 63 × 88 mm is 0.716)."""
 
 _REPO = Path(__file__).resolve().parent.parent
-_CARD_FACES = _REPO / "shared" / "data" / "card_faces"
-if not _CARD_FACES.is_dir():  # the lead's checkout keeps shared/ one level up
-    _CARD_FACES = Path("/work/shared/data/card_faces")
+
+
+def _find_card_faces() -> Path:
+    """The shared artwork: ``$CHAODIPI_CARD_FACES``, else ``shared/`` in or beside the repo."""
+    override = os.environ.get("CHAODIPI_CARD_FACES")
+    if override:
+        return Path(override)
+    for shared in (_REPO / "shared", _REPO.parent / "shared"):
+        if (shared / "data" / "card_faces").is_dir():
+            return shared / "data" / "card_faces"
+    return _REPO.parent / "shared" / "data" / "card_faces"
+
+
+_CARD_FACES = _find_card_faces()
 
 ART_DIRS: dict[str, str] = {
     "byron_knoll": "vector_playing_cards_byron_knoll",
