@@ -11,5 +11,7 @@ Built so far: ``classes`` (the 54 identities), ``faces`` and ``synth`` (syntheti
 scenes, the ``train`` extra), ``train`` (ultralytics, offline, ONNX export), ``detector``
 (onnxruntime: letterbox, tiling, decode, NMS, calibration), ``grouping`` (corner indices →
 physical cards), ``evaluate`` (identity precision/recall on YOLO folders), ``cli`` and
-``commands`` (``chaodipi vision synth|train|detect|eval``). Tracking plays over frames comes next.
+``commands`` (``chaodipi vision synth|train|detect|eval``), ``motion`` (NVR-style motion gate),
+``tracking`` (temporal consensus: stable zone contents → play events), ``events`` (append-only
+JSON-lines event log) and ``game_feed`` (events → a live hand record audited by the engine).
 """

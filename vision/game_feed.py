@@ -1,0 +1,225 @@
+"""Game feed: tracking events → a live ``chaodipi-hand/1`` record and its audit.
+
+This module owns the step from what the camera saw to what the engine judges. A
+:class:`GameFeed` keeps a hand record (rules, levels, declarer and trump come from the referee:
+the camera cannot see them; defaults until then) and applies events one at a time: a ``play``
+joins the current trick (``t`` = when the cards landed), a ``trick_cleared`` closes it (a fifth
+seat's play also starts a new trick), a ``kitty`` sets the kitty. :meth:`GameFeed.audit` audits
+the record as it stands, so the game state is always current.
+
+Before a play is accepted it is checked against the game; a contradiction becomes a
+``recognition_conflict`` event (``third_copy``, ``seat_played_twice``, ``count_mismatch``; a kitty
+with a third copy, and a trick collected with fewer than four plays — ``incomplete_trick`` — too)
+and the play is still recorded as seen: the referee decides, the engine flags the infraction. A
+seat's second play in one trick is merged into its first, the only way the record stays one play
+per seat per trick.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from engine.audit import AuditReport, audit
+from engine.cards import COPIES
+from engine.record import FORMAT, load_record
+from vision.events import (
+    Event,
+    KittyEvent,
+    PlayEvent,
+    RecognitionConflictEvent,
+    TrickClearedEvent,
+    event_from_json,
+)
+
+Emit = Callable[[RecognitionConflictEvent], Any]
+
+
+class GameFeed:
+    """A hand record fed incrementally by tracking events (see the module docstring).
+
+    ``emit`` (e.g. ``EventLog.append``) receives each conflict event as it is found; they are
+    also returned by :meth:`apply` and kept in :attr:`conflicts`.
+    """
+
+    def __init__(
+        self,
+        rules: str = "XX",
+        levels: Mapping[str, str] | None = None,
+        declarer: str = "S",
+        trump: str = "NT",
+        *,
+        rule_overrides: Mapping[str, Any] | None = None,
+        emit: Emit | None = None,
+    ) -> None:
+        self._record: dict[str, Any] = {
+            "format": FORMAT,
+            "rules": rules,
+            "rule_overrides": dict(rule_overrides or {}),
+            "levels": dict(levels or {"NS": "2", "EW": "2"}),
+            "declarer": declarer,
+            "trump": trump,
+            "tricks": [],
+        }
+        load_record(self._record)  # fail now on a bad contract, not at the first audit
+        self._open = False  # whether the last trick still takes plays
+        self._emit = emit
+        self.conflicts: list[RecognitionConflictEvent] = []
+
+    @property
+    def record(self) -> dict[str, Any]:
+        """A copy of the hand record as it stands."""
+        return copy.deepcopy(self._record)
+
+    def set_contract(
+        self,
+        *,
+        declarer: str | None = None,
+        trump: str | None = None,
+        levels: Mapping[str, str] | None = None,
+        rules: str | None = None,
+    ) -> None:
+        """What the referee tells: the declarer, trump, levels or rules of this hand."""
+        updated = dict(self._record)
+        for key, value in (
+            ("declarer", declarer),
+            ("trump", trump),
+            ("levels", None if levels is None else dict(levels)),
+            ("rules", rules),
+        ):
+            if value is not None:
+                updated[key] = value
+        load_record(updated)
+        self._record = updated
+
+    def audit(self) -> AuditReport:
+        """The engine's audit of the record as it stands: the live game state."""
+        return audit(load_record(self._record))
+
+    def apply_all(
+        self, events: Iterable[Event | Mapping[str, Any]]
+    ) -> list[RecognitionConflictEvent]:
+        out: list[RecognitionConflictEvent] = []
+        for event in events:
+            out += self.apply(event)
+        return out
+
+    def apply(self, event: Event | Mapping[str, Any]) -> list[RecognitionConflictEvent]:
+        """Apply one event (a dataclass or its JSON object); returns the conflicts it raised."""
+        if isinstance(event, Mapping):
+            event = event_from_json(event)
+        found: list[RecognitionConflictEvent]
+        if isinstance(event, PlayEvent):
+            found = self._play(event)
+        elif isinstance(event, TrickClearedEvent):
+            found = self._clear(event)
+        elif isinstance(event, KittyEvent):
+            found = self._kitty(event)
+        else:
+            found = []  # a conflict from the tracker: for the referee, the record is unchanged
+        for conflict in found:
+            self.conflicts.append(conflict)
+            if self._emit is not None:
+                self._emit(conflict)
+        return found
+
+    # ----- events ------------------------------------------------------------------------
+    def _counts(self) -> Counter[str]:
+        seen: Counter[str] = Counter(self._record.get("kitty") or ())
+        for trick in self._record["tricks"]:
+            for play in trick["plays"]:
+                seen.update(play["cards"])
+        return seen
+
+    def _third_copies(self, cards: Iterable[str], seen: Counter[str]) -> list[str]:
+        new = Counter(cards)
+        return sorted(c for c in new if seen[c] + new[c] > COPIES)
+
+    def _play(self, ev: PlayEvent) -> list[RecognitionConflictEvent]:
+        found: list[RecognitionConflictEvent] = []
+        tricks: list[dict[str, Any]] = self._record["tricks"]
+        if not self._open or len({p["seat"] for p in tricks[-1]["plays"]}) >= 4:
+            tricks.append({"plays": []})
+            self._open = True
+        plays: list[dict[str, Any]] = tricks[-1]["plays"]
+        number = len(tricks)
+        shown = " ".join(ev.cards)
+        extra = self._third_copies(ev.cards, self._counts())
+        if extra:
+            found.append(
+                RecognitionConflictEvent(
+                    "third_copy",
+                    ev.seat,
+                    tuple(extra),
+                    f"trick {number}: {ev.seat} showed {shown}, a third copy of "
+                    f"{' '.join(extra)} (two decks hold two)",
+                    ev.t_landed,
+                )
+            )
+        earlier = next((p for p in plays if p["seat"] == ev.seat), None)
+        if earlier is not None:
+            found.append(
+                RecognitionConflictEvent(
+                    "seat_played_twice",
+                    ev.seat,
+                    ev.cards,
+                    f"trick {number}: {ev.seat} already played {' '.join(earlier['cards'])} and "
+                    f"now played {shown}; recorded as one play of both",
+                    ev.t_landed,
+                )
+            )
+            earlier["cards"] = [*earlier["cards"], *ev.cards]
+            return found
+        if plays and len(plays[0]["cards"]) != len(ev.cards):
+            lead = plays[0]
+            found.append(
+                RecognitionConflictEvent(
+                    "count_mismatch",
+                    ev.seat,
+                    ev.cards,
+                    f"trick {number}: {lead['seat']} led {len(lead['cards'])} card(s) but "
+                    f"{ev.seat} played {len(ev.cards)} ({shown})",
+                    ev.t_landed,
+                )
+            )
+        plays.append({"seat": ev.seat, "cards": list(ev.cards), "t": ev.t_landed})
+        return found
+
+    def _clear(self, ev: TrickClearedEvent) -> list[RecognitionConflictEvent]:
+        if not self._open:
+            return []
+        self._open = False
+        plays = self._record["tricks"][-1]["plays"]
+        seats = {p["seat"] for p in plays}
+        if len(seats) >= 4:
+            return []
+        missing = [s for s in ("N", "E", "S", "W") if s not in seats]
+        return [
+            RecognitionConflictEvent(
+                "incomplete_trick",
+                None,
+                (),
+                f"trick {len(self._record['tricks'])} was collected with no play seen from "
+                f"{' '.join(missing)}",
+                ev.t,
+            )
+        ]
+
+    def _kitty(self, ev: KittyEvent) -> list[RecognitionConflictEvent]:
+        self._record.pop("kitty", None)
+        extra = self._third_copies(ev.cards, self._counts())
+        self._record["kitty"] = list(ev.cards)
+        if not extra:
+            return []
+        return [
+            RecognitionConflictEvent(
+                "third_copy",
+                None,
+                tuple(extra),
+                f"the kitty {' '.join(ev.cards)} holds a third copy of {' '.join(extra)} "
+                "(two decks hold two)",
+                ev.t,
+            )
+        ]
