@@ -25,6 +25,7 @@ from engine.profiles import (
 )
 from engine.record import RecordError, load_record
 from engine.report import render_text
+from vision.calibration_cli import add_calibrate_parser, add_markers_parser
 from vision.cli import add_vision_parser
 from vision.train import TrainError
 
@@ -164,6 +165,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--markdown", action="store_true", help="all knobs and sources as Markdown")
     p.set_defaults(func=cmd_profiles)
     add_vision_parser(sub)
+    add_markers_parser(sub)
+    add_calibrate_parser(sub)
     return parser
 
 
