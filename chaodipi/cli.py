@@ -27,6 +27,7 @@ from engine.record import RecordError, load_record
 from engine.report import render_text
 from vision.calibration_cli import add_calibrate_parser, add_markers_parser
 from vision.cli import add_vision_parser
+from vision.render_cli import add_render_parser
 from vision.train import TrainError
 
 
@@ -167,6 +168,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_vision_parser(sub)
     add_markers_parser(sub)
     add_calibrate_parser(sub)
+    add_render_parser(sub)
     return parser
 
 

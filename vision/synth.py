@@ -88,7 +88,7 @@ def _back(seed: int, k: int) -> np.ndarray:
 # --------------------------------------------------------------------------- backgrounds
 
 
-def _smooth_noise(rng: np.random.Generator, size: int, cells: int) -> np.ndarray:
+def smooth_noise(rng: np.random.Generator, size: int, cells: int) -> np.ndarray:
     """Low-frequency noise in [-1, 1], ``size`` × ``size``."""
     small = rng.uniform(-1, 1, (cells, cells)).astype(np.float32)
     return cv2.resize(small, (size, size), interpolation=cv2.INTER_CUBIC)
@@ -118,14 +118,14 @@ def background(rng: np.random.Generator, size: int) -> np.ndarray:
     img: np.ndarray = np.empty((size, size, 3), np.float32)
     img[:] = base
     if kind == "felt":
-        img += _smooth_noise(rng, size, 8)[..., None] * 12
+        img += smooth_noise(rng, size, 8)[..., None] * 12
         img += rng.normal(0, 6, (size, size, 1)).astype(np.float32)
     elif kind == "wood":
         yy, xx = np.mgrid[0:size, 0:size].astype(np.float32)
-        warp = _smooth_noise(rng, size, 5) * rng.uniform(10, 40)
+        warp = smooth_noise(rng, size, 5) * rng.uniform(10, 40)
         freq = rng.uniform(0.03, 0.15)
         grain = np.sin((yy + warp) * freq) * 0.5 + 0.5
-        grain = grain * 0.7 + 0.3 * _smooth_noise(rng, size, 40)
+        grain = grain * 0.7 + 0.3 * smooth_noise(rng, size, 40)
         tone = np.array([1.0, 0.75, 0.5], dtype=np.float32) * rng.uniform(0.8, 1.2)
         img = base * 0.8 + grain[..., None] * 40 * tone
         if rng.random() < 0.5:
@@ -200,7 +200,7 @@ def _identities(rng: np.random.Generator, k: int) -> list[str]:
     return cards
 
 
-def _affine(w: float, h: float, cx: float, cy: float, angle: float, scale: float) -> np.ndarray:
+def card_affine(w: float, h: float, cx: float, cy: float, angle: float, scale: float) -> np.ndarray:
     """Map face pixels (w × h face) to a card of ``scale`` centred at (cx, cy), rotated."""
     a = math.radians(angle)
     c, s = math.cos(a) * scale, math.sin(a) * scale
@@ -246,7 +246,7 @@ def _group(
         angle = gangle + off * arc + rng.normal(0, jitter / 2)
         rgba = backs[int(rng.integers(len(backs)))] if face is None else face.image
         fh, fw = rgba.shape[:2]
-        yield Placed(rgba, _affine(fw, fh, x, y, angle, card_h / fh), face)
+        yield Placed(rgba, card_affine(fw, fh, x, y, angle, card_h / fh), face)
 
 
 # --------------------------------------------------------------------------- rendering
