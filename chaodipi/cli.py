@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from chaodipi.replay import add_replay_parser
 from engine.audit import audit
 from engine.profiles import (
     KNOB_DOCS,
@@ -169,6 +170,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_markers_parser(sub)
     add_calibrate_parser(sub)
     add_render_parser(sub)
+    add_replay_parser(sub)
     return parser
 
 

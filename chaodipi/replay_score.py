@@ -1,0 +1,316 @@
+"""Scoring a replay against the ground truth: plays, landing times, kitty and infractions.
+
+This module owns :func:`score_events`, which compares the events a replay produced with the
+ground-truth events of rendered footage (``ground_truth.jsonl`` of ``chaodipi render``) for one
+hand record (its contract: rules, levels, declarer, trump):
+
+* both event lists are fed into a :class:`vision.game_feed.GameFeed` with the record's
+  contract, which splits them into tricks exactly as the live pipeline does; a play is *exactly
+  right* when the recovered record has, at the same trick and seat, the same card multiset;
+  plays the truth lacks are *extra*;
+* the *landing-time error* of each exactly right play is ``|t_recovered − t_true|``;
+* infractions are ``(kind, seat, trick)`` of the engine's audits: the *recovered* audit, the
+  *camera truth* (the audit of the truth events: what a perfect tracker would give the engine,
+  on the footage's clock) and the *full record* (the record as dealt, with its kitty times; what
+  only the full record shows is *off camera*). A recovered infraction that the camera truth
+  lacks is *false*; one the camera truth has and the recovery lacks is *missed*; the planted
+  ones (``{"kind", "seat", "trick"}`` of ``chaodipi simulate --inject``) are *found* when the
+  recovered audit has them.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.audit import AuditReport, audit
+from engine.record import load_record
+from vision.game_feed import GameFeed
+from vision.tracking import multiset
+
+FEED_TYPES = frozenset({"play", "trick_cleared", "kitty"})
+
+InfractionKey = tuple[str, str, int | None]
+
+
+def feed_events(events: Iterable[Mapping[str, Any]], record: Mapping[str, Any]) -> GameFeed:
+    """A game feed with ``record``'s contract, fed the play / trick_cleared / kitty events."""
+    feed = GameFeed(
+        str(record.get("rules", "XX")),
+        record.get("levels"),
+        str(record.get("declarer", "S")),
+        str(record.get("trump", "NT")),
+        rule_overrides=record.get("rule_overrides"),
+    )
+    for event in events:
+        if event.get("type") not in FEED_TYPES:
+            continue
+        if event.get("type") == "play" and event.get("t_stable") is None:
+            event = {**event, "t_stable": event.get("t_landed")}  # ground truth has none
+        feed.apply(event)
+    return feed
+
+
+def infraction_keys(report: AuditReport) -> list[InfractionKey]:
+    """``(kind, seat, trick)`` of every infraction in an audit, in the audit's order."""
+    return [(i.kind, i.seat, i.trick) for i in report.infractions]
+
+
+def _key(item: Mapping[str, Any]) -> InfractionKey:
+    trick = item.get("trick")
+    return str(item["kind"]), str(item["seat"]), None if trick is None else int(trick)
+
+
+def _minus(a: Sequence[InfractionKey], b: Sequence[InfractionKey]) -> list[InfractionKey]:
+    return sorted((Counter(a) - Counter(b)).elements(), key=_sort)
+
+
+def _sort(k: InfractionKey) -> tuple[int, str, str]:
+    return (k[2] or 0, k[1], k[0])
+
+
+def _as_json(keys: Iterable[InfractionKey]) -> list[dict[str, Any]]:
+    return [{"kind": k, "seat": s, "trick": t} for k, s, t in keys]
+
+
+def _percentile(values: Sequence[float], q: float) -> float | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    pos = q * (len(ordered) - 1)
+    lo = int(pos)
+    hi = min(lo + 1, len(ordered) - 1)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
+
+
+@dataclass
+class PlayMatch:
+    """One true play and what the recovery has at its trick and seat."""
+
+    trick: int
+    seat: str
+    true_cards: tuple[str, ...]
+    recovered_cards: tuple[str, ...] | None
+    true_t: float | None
+    recovered_t: float | None
+
+    @property
+    def exact(self) -> bool:
+        return self.recovered_cards is not None and multiset(self.recovered_cards) == multiset(
+            self.true_cards
+        )
+
+    @property
+    def error_s(self) -> float | None:
+        if not self.exact or self.true_t is None or self.recovered_t is None:
+            return None
+        return abs(self.recovered_t - self.true_t)
+
+
+@dataclass
+class Score:
+    """How a replay compares with the truth (see the module docstring)."""
+
+    matches: list[PlayMatch]
+    extra_plays: list[dict[str, Any]]
+    kitty_true: tuple[str, ...] | None
+    kitty_recovered: tuple[str, ...] | None
+    recovered: list[InfractionKey]
+    camera_truth: list[InfractionKey]
+    full_record: list[InfractionKey]
+    injected: list[InfractionKey] | None
+    conflicts: Counter[str] = field(default_factory=Counter)
+
+    @property
+    def plays_total(self) -> int:
+        return len(self.matches)
+
+    @property
+    def plays_exact(self) -> int:
+        return sum(m.exact for m in self.matches)
+
+    @property
+    def plays_fraction(self) -> float | None:
+        return self.plays_exact / self.plays_total if self.matches else None
+
+    @property
+    def errors_s(self) -> list[float]:
+        return [e for m in self.matches if (e := m.error_s) is not None]
+
+    @property
+    def false_infractions(self) -> list[InfractionKey]:
+        return _minus(self.recovered, self.camera_truth)
+
+    @property
+    def missed_infractions(self) -> list[InfractionKey]:
+        return _minus(self.camera_truth, self.recovered)
+
+    @property
+    def off_camera(self) -> list[InfractionKey]:
+        return _minus(self.full_record, self.camera_truth)
+
+    @property
+    def injected_found(self) -> list[InfractionKey]:
+        have = Counter(self.recovered)
+        return [k for k in self.injected or () if have[k] > 0]
+
+    @property
+    def injected_missed(self) -> list[InfractionKey]:
+        found = set(self.injected_found)
+        return [k for k in self.injected or () if k not in found]
+
+    @property
+    def kitty_right(self) -> bool | None:
+        if self.kitty_true is None:
+            return None if self.kitty_recovered is None else False
+        if self.kitty_recovered is None:
+            return False
+        return multiset(self.kitty_true) == multiset(self.kitty_recovered)
+
+    def to_json(self) -> dict[str, Any]:
+        errors = self.errors_s
+
+        def r(x: float | None) -> float | None:
+            return None if x is None else round(x, 4)
+
+        return {
+            "plays": {
+                "total": self.plays_total,
+                "exact": self.plays_exact,
+                "fraction": r(self.plays_fraction),
+                "extra": len(self.extra_plays),
+                "wrong": [
+                    {
+                        "trick": m.trick,
+                        "seat": m.seat,
+                        "true": list(m.true_cards),
+                        "recovered": None if m.recovered_cards is None else list(m.recovered_cards),
+                    }
+                    for m in self.matches
+                    if not m.exact
+                ],
+                "extra_plays": self.extra_plays,
+            },
+            "landing_error_s": {
+                "n": len(errors),
+                "median": r(statistics.median(errors)) if errors else None,
+                "p90": r(_percentile(errors, 0.9)),
+                "max": r(max(errors)) if errors else None,
+                "values": [round(e, 4) for e in errors],
+            },
+            "kitty": {
+                "right": self.kitty_right,
+                "true": None if self.kitty_true is None else list(self.kitty_true),
+                "recovered": None if self.kitty_recovered is None else list(self.kitty_recovered),
+            },
+            "infractions": {
+                "recovered": _as_json(self.recovered),
+                "camera_truth": _as_json(self.camera_truth),
+                "full_record": _as_json(self.full_record),
+                "false": _as_json(self.false_infractions),
+                "missed": _as_json(self.missed_infractions),
+                "off_camera": _as_json(self.off_camera),
+                "injected": None if self.injected is None else _as_json(self.injected),
+                "injected_found": _as_json(self.injected_found),
+                "injected_missed": _as_json(self.injected_missed),
+            },
+            "conflicts": dict(sorted(self.conflicts.items())),
+        }
+
+    def text(self) -> str:
+        """A few lines for the operator."""
+        j = self.to_json()
+        p, e, inf = j["plays"], j["landing_error_s"], j["infractions"]
+        frac = "-" if p["fraction"] is None else f"{100 * p['fraction']:.1f}%"
+
+        def keys(items: list[dict[str, Any]]) -> str:
+            return ", ".join(f"{i['kind']} {i['seat']} t{i['trick']}" for i in items) or "none"
+
+        def sec(x: float | None) -> str:
+            return "-" if x is None else f"{x:.3f}"
+
+        lines = [
+            f"plays exactly right: {p['exact']}/{p['total']} ({frac}), {p['extra']} extra",
+            f"landing-time error s: median {sec(e['median'])}, p90 {sec(e['p90'])}, "
+            f"max {sec(e['max'])} (n={e['n']})",
+            f"kitty right: {j['kitty']['right']}",
+            f"infractions recovered: {keys(inf['recovered'])}",
+            f"false infractions: {keys(inf['false'])}; missed: {keys(inf['missed'])}",
+        ]
+        if self.injected is not None:
+            lines.append(
+                f"injected found: {len(self.injected_found)}/{len(self.injected)}"
+                f" (missed: {keys(inf['injected_missed'])})"
+            )
+        if self.off_camera:
+            lines.append(f"off camera (full record only): {keys(inf['off_camera'])}")
+        if self.conflicts:
+            lines.append(
+                "recognition conflicts: "
+                + ", ".join(f"{k} ×{n}" for k, n in sorted(self.conflicts.items()))
+            )
+        return "\n".join(lines)
+
+
+def _plays(record: Mapping[str, Any]) -> dict[tuple[int, str], dict[str, Any]]:
+    return {
+        (number, str(play["seat"])): play
+        for number, trick in enumerate(record.get("tricks", []), start=1)
+        for play in trick["plays"]
+    }
+
+
+def score_events(
+    predicted: Sequence[Mapping[str, Any]],
+    truth: Sequence[Mapping[str, Any]],
+    record: Mapping[str, Any],
+    *,
+    injected: Sequence[Mapping[str, Any]] | None = None,
+) -> Score:
+    """Compare replay events with ground-truth events for the hand ``record``.
+
+    ``predicted`` and ``truth`` are event JSON objects (``vision.events``; other types, e.g.
+    ``calibration_drift``, are ignored for the record); ``record`` gives the contract and the
+    full-record audit; ``injected`` is the planted truth, if any.
+    """
+    rec_feed = feed_events(predicted, record)
+    true_feed = feed_events(truth, record)
+    rec, true = rec_feed.record, true_feed.record
+    got = _plays(rec)
+    want = _plays(true)
+    matches = []
+    for (number, seat), play in want.items():
+        other = got.get((number, seat))
+        matches.append(
+            PlayMatch(
+                number,
+                seat,
+                tuple(play["cards"]),
+                None if other is None else tuple(other["cards"]),
+                play.get("t"),
+                None if other is None else other.get("t"),
+            )
+        )
+    extra = [
+        {"trick": n, "seat": s, "cards": list(p["cards"])}
+        for (n, s), p in got.items()
+        if (n, s) not in want
+    ]
+    conflicts: Counter[str] = Counter(
+        str(e.get("kind")) for e in predicted if e.get("type") == "recognition_conflict"
+    )
+    kitty_true, kitty_rec = true.get("kitty"), rec.get("kitty")
+    return Score(
+        matches=matches,
+        extra_plays=extra,
+        kitty_true=None if kitty_true is None else tuple(kitty_true),
+        kitty_recovered=None if kitty_rec is None else tuple(kitty_rec),
+        recovered=infraction_keys(rec_feed.audit()),
+        camera_truth=infraction_keys(true_feed.audit()),
+        full_record=infraction_keys(audit(load_record(record))),
+        injected=None if injected is None else [_key(i) for i in injected],
+        conflicts=conflicts,
+    )

@@ -1,0 +1,204 @@
+"""``chaodipi.pipeline``, ``chaodipi replay`` and its scoring.
+
+Small and fast, except the last test: the wiring test uses a FAKE detector (fixed detections at
+table positions, no pixels read) and checks only the plumbing zones → tracker → feed → audit;
+scoring is checked on hand-made event lists with exact numbers. The honest end-to-end test runs
+the real detector on rendered pixels and skips until ``models/card_detector.onnx`` exists.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from chaodipi.cli import main
+from chaodipi.config import Calibration, TableConfig
+from chaodipi.pipeline import PipelineError, TablePipeline
+from chaodipi.replay_eval import compress_times
+from chaodipi.replay_score import score_events
+from device.source import Frame
+from vision.detector import Detection
+from vision.zones import Zones
+
+REPO = Path(__file__).resolve().parent.parent
+MODEL = REPO / "models" / "card_detector.onnx"
+SIZE = 360  # frame side in px: 4 px a cm on the 90 cm table
+PX_PER_CM = 10.0
+CONTRACT = {
+    "rules": "XX",
+    "levels": {"NS": "5", "EW": "5"},
+    "declarer": "N",
+    "trump": "H",
+}
+
+
+class FakeDetector:
+    """A FAKE detector for the wiring test only: returns ``self.cards`` (identity → table cm)
+    as boxes in the top-down image, whatever the image shows."""
+
+    def __init__(self) -> None:
+        self.cards: list[tuple[str, tuple[float, float]]] = []
+
+    def detect(self, image_bgr: np.ndarray) -> list[Detection]:
+        s = 0.75 * PX_PER_CM
+        out = []
+        for identity, (x, y) in self.cards:
+            cx, cy = x * PX_PER_CM, y * PX_PER_CM
+            out.append(Detection(identity, (cx - s, cy - s, cx + s, cy + s), 0.9))
+        return out
+
+
+def _config() -> TableConfig:
+    k = 90.0 / SIZE
+    cal = Calibration(
+        homography=((k, 0.0, 0.0), (0.0, k, 0.0), (0.0, 0.0, 1.0)),
+        image_size=(SIZE, SIZE),
+        table_size_cm=(90.0, 90.0),
+        points_px=((0, 0), (SIZE, 0), (SIZE, SIZE), (0, SIZE)),
+        when="test",
+        method="manual",
+    )
+    return TableConfig(calibration=cal)
+
+
+def test_wiring_with_fake_detector_gives_plays_in_order_and_a_cleared_trick() -> None:
+    """Unit test of the wiring (FAKE detector): zones → tracker → reorder → feed → audit."""
+    config = _config()
+    zones = Zones.from_config(config.table, config.zones)
+    centre = {s: tuple(np.mean(zones.seats[s], axis=0)) for s in "NESW"}
+    fake = FakeDetector()
+    pipe = TablePipeline(config, fake, contract=CONTRACT, decision_fps=4.0)
+    image = np.full((SIZE, SIZE, 3), 90, np.uint8)  # a still table: the gate sees no motion
+    script = [(1.0, "N", "AS"), (2.5, "E", "KS"), (4.0, "S", "QS"), (5.5, "W", "JS")]
+    for i in range(100):  # 10 s at 10 fps
+        t = i / 10
+        fake.cards = [(c, centre[s]) for t0, s, c in script if t >= t0] if t < 8.0 else []
+        pipe.process(Frame(image, t, i, "test"))
+    pipe.finish()
+    kinds = [e["type"] for e in pipe.events]
+    assert kinds == ["play"] * 4 + ["trick_cleared"]
+    plays = [e for e in pipe.events if e["type"] == "play"]
+    assert [(p["seat"], p["cards"]) for p in plays] == [
+        ("N", ["AS"]),
+        ("E", ["KS"]),
+        ("S", ["QS"]),
+        ("W", ["JS"]),
+    ]
+    for play, (t0, _, _) in zip(plays, script, strict=True):
+        assert 0 <= play["t_landed"] - t0 <= 0.25 + 1e-9  # the next decision frame
+        assert play["t_stable"] > play["t_landed"]
+    assert [e["seq"] for e in pipe.events] == [1, 2, 3, 4, 5]
+    report = pipe.audit()
+    assert [t.winner for t in report.tricks] == ["N"]
+    assert report.infractions == []
+    assert pipe.timings.decisions == 40 and pipe.timings.frames == 100
+
+
+def test_no_markers_and_no_calibration_is_a_one_line_error() -> None:
+    pipe = TablePipeline(None, FakeDetector(), calibrate_within_s=0.5)
+    blank = np.full((120, 160, 3), 200, np.uint8)
+    with pytest.raises(PipelineError) as err:
+        for i in range(10):
+            pipe.process(Frame(blank, i / 10, i, "test"))
+    assert "\n" not in str(err.value) and "not found" in str(err.value)
+
+
+def _play(seat: str, cards: str, t: float) -> dict[str, Any]:
+    return {"type": "play", "seat": seat, "cards": cards.split(), "t_landed": t, "t_stable": None}
+
+
+CLEARED = {"type": "trick_cleared", "t": 0.0}
+
+
+def test_score_events_counts_plays_times_and_infractions_exactly() -> None:
+    truth = [
+        _play("N", "AS", 1.0),
+        _play("E", "KS", 2.0),
+        _play("S", "QS", 3.0),
+        _play("W", "JS", 4.0),
+        {**CLEARED, "t": 5.0},
+        _play("N", "10S", 6.0),
+        _play("E", "9S", 7.0),
+        _play("S", "8S", 8.0),
+        _play("W", "7S", 9.0),
+    ]
+    predicted = [
+        _play("N", "AS", 1.1),
+        _play("E", "KS", 2.2),
+        _play("S", "QS", 3.0),
+        _play("W", "JS", 4.3),
+        {**CLEARED, "t": 5.5},
+        _play("N", "10S", 6.4),
+        _play("E", "9S", 7.0),
+        _play("W", "7S", 7.5),  # lands before S: out of turn in the recovered record
+        _play("S", "6S", 8.0),  # misread: 6S for 8S
+        {"type": "recognition_conflict", "kind": "count_mismatch", "seat": "S", "cards": []},
+    ]
+    record = {"format": "chaodipi-hand/1", **CONTRACT, "tricks": []}
+    injected = [{"kind": "out_of_turn", "seat": "W", "trick": 2}]
+    score = score_events(predicted, truth, record, injected=injected)
+    assert (score.plays_exact, score.plays_total) == (7, 8)
+    assert score.extra_plays == []
+    assert sorted(round(e, 6) for e in score.errors_s) == [0.0, 0.0, 0.1, 0.2, 0.3, 0.4, 1.5]
+    j = score.to_json()
+    assert j["plays"]["wrong"] == [{"trick": 2, "seat": "S", "true": ["8S"], "recovered": ["6S"]}]
+    assert j["landing_error_s"]["median"] == pytest.approx(0.2)
+    assert j["landing_error_s"]["p90"] == pytest.approx(0.84)
+    assert j["landing_error_s"]["max"] == pytest.approx(1.5)
+    assert score.camera_truth == []
+    assert score.false_infractions == [("out_of_turn", "W", 2)]
+    assert score.injected_found == [("out_of_turn", "W", 2)]
+    assert score.missed_infractions == []
+    assert score.conflicts == {"count_mismatch": 1}
+    assert score.kitty_right is None
+    assert "plays exactly right: 7/8 (87.5%)" in score.text()
+
+
+def test_compress_times_keeps_overtime_and_divides_the_rest() -> None:
+    record = {
+        "format": "chaodipi-hand/1",
+        **CONTRACT,
+        "kitty_taken_t": 10.0,
+        "kitty_buried_t": 30.0,
+        "tricks": [{"plays": [{"seat": "N", "cards": ["AS"], "t": 38.0}]}] * 1
+        + [{"plays": [{"seat": "E", "cards": ["KS"], "t": 58.0}]}],
+    }
+    out = compress_times(record, 4.0)
+    assert out["kitty_buried_t"] == 15.0  # 20 s of burying (limit 60) → 5 s
+    assert [t["plays"][0]["t"] for t in out["tricks"]] == [17.0, 37.0]  # 8 → 2; 20 (> 15) kept
+    assert record["kitty_buried_t"] == 30.0  # the input is untouched
+
+
+def test_replay_of_a_missing_source_is_one_line_and_exit_2(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    assert main(["replay", str(tmp_path / "nowhere")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("chaodipi replay:") and "\n" not in err
+    assert "nowhere" in err
+
+
+@pytest.mark.slow
+def test_end_to_end_real_detector_on_rendered_footage(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The honest test: the trained detector reads rendered pixels (held-out card design)."""
+    if not MODEL.is_file():
+        pytest.skip("models/card_detector.onnx is not there yet")
+    from engine.simulate import simulate_hand
+    from vision.render import render_hand
+
+    record, _ = simulate_hand("XX", 11)
+    record["tricks"] = record["tricks"][:3]
+    out = tmp_path / "clip"
+    render_hand(record, out, fps=10, size=(1280, 960), time_scale=4.0, seed=11)
+    assert main(["replay", str(out), "--score", "--json"]) == 0
+    score = json.loads(capsys.readouterr().out)["score"]
+    assert score["plays"]["total"] == 12
+    assert score["plays"]["fraction"] >= 0.9, score["plays"]["wrong"]
+    assert score["landing_error_s"]["median"] <= 0.3
+    assert score["infractions"]["false"] == []
