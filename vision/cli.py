@@ -43,6 +43,11 @@ def add_train_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser
     p.add_argument("--export", type=Path, default=DEFAULT_MODEL_PATH, help="ONNX target")
     p.add_argument("--fresh", action="store_true", help="start over instead of resuming")
     p.add_argument("--hours", type=float, help="train for this wall-clock time instead")
+    p.add_argument(
+        "--start-from",
+        default="yolo11n.yaml",
+        help="a .pt of ours to continue from (e.g. models/baseline/last.pt), or a model YAML",
+    )
     p.set_defaults(func=run_train)
     return p
 
@@ -62,6 +67,7 @@ def run_train(args: argparse.Namespace) -> int:
         export_to=args.export,
         resume=not args.fresh,
         hours=args.hours,
+        model_yaml=args.start_from,
     )
     print(f"trained {result.epochs} epochs in {result.seconds:.0f} s: {result.best_weights}")
     print(f"ONNX model: {result.onnx_path}")

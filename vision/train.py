@@ -163,7 +163,7 @@ def train(
         run_dir=str(run_dir),
         best_weights=str(best),
         onnx_path=None if onnx_path is None else str(onnx_path),
-        epochs=epochs,
+        epochs=len(_results_rows(run_dir)) or epochs,  # a --hours run stops where time ends
         imgsz=imgsz,
         seconds=round(seconds, 1),
         metrics=metrics,
