@@ -28,6 +28,7 @@ from vision.calibration import (
     warp_table,
     write_bytes_atomic,
 )
+from vision.commands import read_image
 from vision.zones import Zones
 
 LARGE_RESIDUAL_CM = 1.0  # above this RMS the geometry in the config is probably wrong
@@ -110,16 +111,6 @@ def parse_points(text: str) -> np.ndarray:
     return np.array(pts, dtype=np.float64)
 
 
-def _read_image(path: Path) -> np.ndarray:
-    if not path.is_file():
-        raise CalibrationError(f"image {path} does not exist: give a JPG or PNG frame")
-    data = np.fromfile(str(path), dtype=np.uint8)
-    image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
-    if image is None:
-        raise CalibrationError(f"cannot decode image {path}: give a JPG or PNG frame")
-    return image
-
-
 def grab_frame(spec: str) -> np.ndarray:
     """One frame from a camera spec (after a short warm-up for live cameras)."""
     from device import SourceError, open_source
@@ -149,7 +140,7 @@ def _write_image(path: Path, image: np.ndarray) -> None:
 def cmd_calibrate(args: argparse.Namespace) -> int:
     """Calibrate, store the result in the config, print the fit, draw the zones."""
     cfg = load_config(args.config)
-    image = _read_image(args.image) if args.image else grab_frame(args.source or cfg.source)
+    image = read_image(args.image) if args.image else grab_frame(args.source or cfg.source)
     geo = cfg.table
     size = (int(image.shape[1]), int(image.shape[0]))
     if args.manual:

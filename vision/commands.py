@@ -27,7 +27,8 @@ class ImageError(ValueError):
     """An image given on the command line cannot be read or written; one line."""
 
 
-def _read_image(path: Path) -> np.ndarray:
+def read_image(path: Path) -> np.ndarray:
+    """A BGR image from a JPG/PNG file; :class:`ImageError` (one line) if missing or unreadable."""
     if not path.is_file():
         raise ImageError(f"image {path} does not exist: give a JPG or PNG file")
     data = np.fromfile(str(path), dtype=np.uint8)
@@ -59,7 +60,7 @@ def _detector(args: argparse.Namespace) -> CardDetector:
 def cmd_detect(args: argparse.Namespace) -> int:
     """Detect the cards in one image; print them grouped into physical cards."""
     image_path = Path(args.image)
-    image = _read_image(image_path)
+    image = read_image(image_path)
     detector = _detector(args)
     detections = detector.detect(image, tiles=args.tiles)
     cards = group_cards(detections)
