@@ -141,7 +141,7 @@ def train(
             project=str(project),
             name=name,
             exist_ok=True,
-            pretrained=False,
+            pretrained=model_yaml.endswith(".pt"),  # continue from our own weights, else scratch
             amp=False,
             plots=False,
             val=validate,
