@@ -245,6 +245,20 @@ def _bezier(
     return curve
 
 
+def _stem(b: float, top: float) -> np.ndarray:
+    """The flared stem under a spade or club, its width varied by ``b``."""
+    sw = 0.05 + 0.1 * b
+    return np.array(
+        [
+            [0.5 - sw * 0.4, top],
+            [0.5 + sw * 0.4, top],
+            [0.5 + sw * 2.2, 1.0],
+            [0.5 - sw * 2.2, 1.0],
+        ],
+        dtype=np.float32,
+    )
+
+
 def suit_polygons(suit: str, shape: Sequence[float]) -> list[np.ndarray]:
     """Polygons (in a 0..1 × 0..1 box, y down) of a suit glyph; ``shape`` holds 4 variations.
 
@@ -265,18 +279,7 @@ def suit_polygons(suit: str, shape: Sequence[float]) -> list[np.ndarray]:
             pts = pts.copy()
             pts[:, 1] = 1.0 - pts[:, 1]
             pts[:, 1] = 0.05 + 0.72 * (pts[:, 1] - pts[:, 1].min()) / np.ptp(pts[:, 1])
-            sw = 0.05 + 0.1 * b
-            polys.append(
-                np.array(
-                    [
-                        [0.5 - sw * 0.4, 0.6],
-                        [0.5 + sw * 0.4, 0.6],
-                        [0.5 + sw * 2.2, 1.0],
-                        [0.5 - sw * 2.2, 1.0],
-                    ],
-                    dtype=np.float32,
-                )
-            )
+            polys.append(_stem(b, top=0.6))
         else:
             pts[:, 1] = (pts[:, 1] - pts[:, 1].min()) / np.ptp(pts[:, 1])
         polys.append(pts.astype(np.float32))
@@ -304,18 +307,7 @@ def suit_polygons(suit: str, shape: Sequence[float]) -> list[np.ndarray]:
         polys.append(
             np.array([[0.44, 0.35], [0.56, 0.35], [0.56, 0.6], [0.44, 0.6]], dtype=np.float32)
         )
-        sw = 0.05 + 0.1 * b
-        polys.append(
-            np.array(
-                [
-                    [0.5 - sw * 0.4, 0.55],
-                    [0.5 + sw * 0.4, 0.55],
-                    [0.5 + sw * 2.2, 1.0],
-                    [0.5 - sw * 2.2, 1.0],
-                ],
-                dtype=np.float32,
-            )
-        )
+        polys.append(_stem(b, top=0.55))
     return polys
 
 
