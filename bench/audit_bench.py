@@ -16,11 +16,10 @@ import platform
 import sys
 import time
 
-from engine.simulate import INJECTABLE, simulate_hand
-
 from engine.audit import audit
 from engine.profiles import PROFILE_NAMES
 from engine.record import load_record
+from engine.simulate import INJECTABLE, simulate_hand
 
 
 def progress(label: str, done: int, total: int) -> None:
