@@ -183,6 +183,7 @@ def _square_detector(dynamic: bool = True, size: int = 320) -> tuple[CardDetecto
     det = object.__new__(CardDetector)
     det.names, det.size, det.dynamic_batch = CLASS_NAMES, size, dynamic
     det.conf, det.iou, det.max_tiles, det.calibration = 0.25, 0.5, 4, Calibration()
+    det.classifier = None  # one stage: the square model names its boxes itself
     model = _SquareModel()
     det._infer = model  # type: ignore[method-assign]
     return det, model

@@ -18,7 +18,9 @@ def add_vision_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParse
     )
     vsub = vision.add_subparsers(dest="vision_command", required=True)
     add_synth_parser(vsub)
+    add_crops_parser(vsub)
     add_train_parser(vsub)
+    add_train_classifier_parser(vsub)
     from vision.commands import add_detect_parser, add_eval_parser
 
     add_detect_parser(vsub)
@@ -74,6 +76,50 @@ def run_train(args: argparse.Namespace) -> int:
     return 0
 
 
+def add_train_classifier_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:  # type: ignore[type-arg]
+    """Add ``train-classifier``: train the corner-index classifier on crops, export ONNX."""
+    from vision.train import DEFAULT_CLASSIFIER_PATH, REPO_ROOT
+
+    p: argparse.ArgumentParser = sub.add_parser(
+        "train-classifier", help="train or resume the corner-index classifier, export ONNX"
+    )
+    p.add_argument("--data", type=Path, required=True, help="crops folder with train/ and val/")
+    p.add_argument("--epochs", type=int, default=20)
+    p.add_argument("--imgsz", type=int, default=64)
+    p.add_argument("--batch", type=int, default=128)
+    p.add_argument("--threads", type=int, default=2, help="torch threads (default 2)")
+    p.add_argument("--project", type=Path, default=REPO_ROOT / "runs")
+    p.add_argument("--name", default="card_classifier", help="run name; unfinished runs resume")
+    p.add_argument("--export", type=Path, default=DEFAULT_CLASSIFIER_PATH, help="ONNX target")
+    p.add_argument("--fresh", action="store_true", help="start over instead of resuming")
+    p.add_argument("--hours", type=float, help="train for this wall-clock time instead")
+    p.add_argument("--start-from", default="yolo11n-cls.yaml", help="a .pt of ours, or a YAML")
+    p.set_defaults(func=run_train_classifier)
+    return p
+
+
+def run_train_classifier(args: argparse.Namespace) -> int:
+    """Run ``vision train-classifier``; prints where the weights and the ONNX model went."""
+    from vision.train import train_classifier
+
+    result = train_classifier(
+        args.data,
+        epochs=args.epochs,
+        imgsz=args.imgsz,
+        batch=args.batch,
+        threads=args.threads,
+        project=args.project,
+        name=args.name,
+        export_to=args.export,
+        resume=not args.fresh,
+        hours=args.hours,
+        model_yaml=args.start_from,
+    )
+    print(f"trained {result.epochs} epochs in {result.seconds:.0f} s: {result.best_weights}")
+    print(f"ONNX model: {result.onnx_path}")
+    return 0
+
+
 def add_synth_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:  # type: ignore[type-arg]
     """Add ``synth``: write synthetic training scenes in ultralytics YOLO format."""
     p: argparse.ArgumentParser = sub.add_parser(
@@ -100,6 +146,39 @@ def run_synth(args: argparse.Namespace) -> int:
     designs = [d.strip() for d in args.designs.split(",") if d.strip()]
     synthesize(args.n, args.out, args.seed, designs, imgsz=args.imgsz, split=args.split)
     print(f"wrote {args.n} images to {args.out / 'images' / args.split}")
+    return 0
+
+
+def add_crops_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:  # type: ignore[type-arg]
+    """Add ``crops``: write corner-index crops (classification layout) cut from synthetic scenes."""
+    p: argparse.ArgumentParser = sub.add_parser(
+        "crops", help="write corner-index crops for the card classifier"
+    )
+    p.add_argument("--scenes", type=int, required=True, help="number of scenes to render")
+    p.add_argument("--out", type=Path, required=True, help="dataset folder")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument(
+        "--designs",
+        default="procedural,byron_knoll",
+        help="comma-separated deck designs (default: procedural,byron_knoll)",
+    )
+    p.add_argument("--sizes", default="320,640", help="scene sides in pixels, one drawn per scene")
+    p.add_argument("--split", default="train", help="split folder name (default train)")
+    p.add_argument("--workers", type=int, default=2, help="rendering processes (default 2)")
+    p.set_defaults(func=run_crops)
+    return p
+
+
+def run_crops(args: argparse.Namespace) -> int:
+    """Run ``vision crops``; prints how many crops were written."""
+    from vision.crops import synthesize_crops
+
+    designs = [d.strip() for d in args.designs.split(",") if d.strip()]
+    sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
+    n = synthesize_crops(
+        args.scenes, args.out, args.seed, designs, sizes, args.split, workers=args.workers
+    )
+    print(f"wrote {n} crops from {args.scenes} scenes to {args.out / args.split}")
     return 0
 
 

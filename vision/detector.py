@@ -254,8 +254,13 @@ def decode_output(
     conf: float = 0.25,
     iou: float = 0.5,
     max_det: int = 300,
+    agnostic: bool = False,
 ) -> list[RawDetections]:
     """Decode a YOLO ONNX output batch into per-image detections after class-aware NMS.
+
+    ``agnostic`` uses the model as a localiser: a box's score is the sum of its class scores
+    (capped at 1: how much it looks like *some* corner index), every class is 0 and NMS is
+    plain.
 
     Accepts the ultralytics YOLOv8/11 layout ``(B, 4 + nc, N)`` (cx, cy, w, h in input pixels,
     then one score per class, no objectness) and the end-to-end layout ``(B, N, 6)``
@@ -277,8 +282,12 @@ def decode_output(
                     f"model output has {pred.shape[0] - 4} classes but {num_classes} names"
                 )
             cls_scores = pred[4:]
-            classes = cls_scores.argmax(axis=0).astype(np.intp)
-            scores = cls_scores[classes, np.arange(cls_scores.shape[1])].astype(np.float32)
+            if agnostic:
+                scores = np.minimum(cls_scores.sum(axis=0), 1.0).astype(np.float32)
+                classes = np.zeros(cls_scores.shape[1], dtype=np.intp)
+            else:
+                classes = cls_scores.argmax(axis=0).astype(np.intp)
+                scores = cls_scores[classes, np.arange(cls_scores.shape[1])].astype(np.float32)
             keep = scores >= conf
             cxcywh = pred[:4, keep].T.astype(np.float32)
             scores, classes = scores[keep], classes[keep]
@@ -351,7 +360,28 @@ def _overlaps(plan: Sequence[Tile]) -> tuple[float, float]:
 # --------------------------------------------------------------------------- the detector
 
 
-def _read_names(meta: dict[str, str]) -> tuple[str, ...] | None:
+def open_session(path: Path, threads: int, what: str, train_command: str) -> Any:
+    """An onnxruntime CPU session for the model at ``path``; a one-line ModelError otherwise."""
+    shown = _shown(path)
+    fix = f"run `chaodipi vision {train_command}` or restore it from git"
+    if not path.is_file():
+        raise ModelError(f"{what} file {shown} is missing: {fix}")
+    import onnxruntime as ort  # the one heavy import, kept out of module import time
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = max(1, int(threads))
+    options.inter_op_num_threads = 1
+    options.log_severity_level = 3
+    try:
+        return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    except Exception as e:  # onnxruntime raises its own exception types
+        reason = str(e).strip().splitlines()[0][:120] if str(e).strip() else type(e).__name__
+        raise ModelError(
+            f"{what} file {shown} is not a usable ONNX model ({reason}): {fix}"
+        ) from None
+
+
+def read_metadata_names(meta: dict[str, str]) -> tuple[str, ...] | None:
     text = meta.get("names")
     if not text:
         return None
@@ -385,6 +415,12 @@ class CardDetector:
     ``threads`` is onnxruntime's intra-op thread count (default 1: the Pi budgets one core for
     it); ``conf`` the raw-score threshold, ``iou`` the NMS overlap, ``max_tiles`` the most tiles
     an automatic tiling of a big frame may use.
+
+    Two stages when a classifier model lies beside the detector (``card_classifier.onnx``, or
+    ``classifier_path``; ``None`` turns it off): the detector only *localises* corner indices
+    (boxes whose summed class score reaches ``loc_conf``) and :class:`vision.classifier.
+    CardClassifier` reads each from the full-resolution frame; the raw ``score`` is then the
+    classifier's probability and ``conf`` applies to it. Boxes read as ``none`` are dropped.
     """
 
     model_path: Path = DEFAULT_MODEL
@@ -393,6 +429,9 @@ class CardDetector:
     iou: float = 0.5
     max_tiles: int = 4
     calibration: Calibration | None = None
+    classifier_path: Path | str | None = "auto"
+    loc_conf: float = 0.15
+    max_boxes: int = 120
     names: tuple[str, ...] = field(init=False)
     size: int = field(init=False)
     dynamic_batch: bool = field(init=False)
@@ -400,26 +439,7 @@ class CardDetector:
     def __post_init__(self) -> None:
         self.model_path = Path(self.model_path)
         shown = _shown(self.model_path)
-        if not self.model_path.is_file():
-            raise ModelError(
-                f"model file {shown} is missing: run `chaodipi vision train` or restore it from git"
-            )
-        import onnxruntime as ort  # the one heavy import, kept out of module import time
-
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = max(1, int(self.threads))
-        options.inter_op_num_threads = 1
-        options.log_severity_level = 3
-        try:
-            self.session = ort.InferenceSession(
-                str(self.model_path), options, providers=["CPUExecutionProvider"]
-            )
-        except Exception as e:  # onnxruntime raises its own exception types
-            reason = str(e).strip().splitlines()[0][:120] if str(e).strip() else type(e).__name__
-            raise ModelError(
-                f"model file {shown} is not a usable ONNX model ({reason}): "
-                "re-export it with `chaodipi vision train` or restore it from git"
-            ) from None
+        self.session = open_session(self.model_path, self.threads, "model", "train")
         meta = dict(self.session.get_modelmeta().custom_metadata_map)
         model_input = self.session.get_inputs()[0]
         self.input_name = model_input.name
@@ -434,7 +454,7 @@ class CardDetector:
         else:
             self.size = _read_imgsz(meta) or 640
         self.dynamic_batch = not isinstance(shape[0], int)
-        self.names = _read_names(meta) or CLASS_NAMES
+        self.names = read_metadata_names(meta) or CLASS_NAMES
         out_shape = self.session.get_outputs()[0].shape
         classes_out = out_shape[1] if len(out_shape) == 3 else None
         end2end = (len(out_shape) == 3 and out_shape[2] == 6) or meta.get("end2end") == "True"
@@ -445,6 +465,15 @@ class CardDetector:
             )
         if self.calibration is None:
             self.calibration = Calibration.load(Calibration.path_for(self.model_path))
+        self.classifier: Any = None
+        path = self.classifier_path
+        if path == "auto":
+            beside = self.model_path.with_name("card_classifier.onnx")
+            path = beside if beside.is_file() else None
+        if path is not None:
+            from vision.classifier import CardClassifier
+
+            self.classifier = CardClassifier(Path(path), threads=self.threads)
 
     # ---------------------------------------------------------------- inference
 
@@ -460,8 +489,10 @@ class CardDetector:
         else:
             outputs = [self._infer(to_blob([img])) for img in images]
         raw: list[RawDetections] = []
+        two_stage = self.classifier is not None
+        threshold = self.loc_conf if two_stage else self.conf
         for out in outputs:
-            raw.extend(decode_output(out, len(self.names), self.conf, self.iou))
+            raw.extend(decode_output(out, len(self.names), threshold, self.iou, agnostic=two_stage))
         return [(r, b[1]) for r, b in zip(raw, boxed, strict=True)]
 
     def plan(self, width: int, height: int, tiles: int | None = None) -> list[Tile]:
@@ -518,6 +549,8 @@ class CardDetector:
             boxes, scores, classes = boxes[kept], scores[kept], classes[kept]
         boxes[:, [0, 2]] = np.clip(boxes[:, [0, 2]], 0, width)
         boxes[:, [1, 3]] = np.clip(boxes[:, [1, 3]], 0, height)
+        if self.classifier is not None:
+            boxes, scores, classes = self._read_indices(image_bgr, boxes, scores)
         calibration = self.calibration or Calibration()
         confidences = calibration.apply(scores) if len(scores) else np.zeros(0)
         if calibration.is_identity:
@@ -533,3 +566,20 @@ class CardDetector:
         ]
         detections.sort(key=lambda d: -d.confidence)
         return detections
+
+    def _read_indices(
+        self, image_bgr: np.ndarray, boxes: FloatArray, loc_scores: FloatArray
+    ) -> tuple[FloatArray, FloatArray, npt.NDArray[np.intp]]:
+        """Second stage: the classifier reads each localised box; ``none`` and weak reads go."""
+        order = np.argsort(-loc_scores, kind="stable")[: self.max_boxes]
+        boxes = boxes[order]
+        reads = self.classifier.classify(image_bgr, [tuple(map(float, b)) for b in boxes])
+        index = {name: i for i, name in enumerate(self.names)}
+        keep = [
+            i
+            for i, (name, prob) in enumerate(reads)
+            if name in index and prob >= self.conf  # "none" is not among the names
+        ]
+        scores = np.array([reads[i][1] for i in keep], dtype=np.float32)
+        classes = np.array([index[reads[i][0]] for i in keep], dtype=np.intp)
+        return boxes[keep].reshape(-1, 4), scores, classes

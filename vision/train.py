@@ -20,6 +20,7 @@ from typing import Any
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_MODEL_PATH = REPO_ROOT / "models" / "card_detector.onnx"
+DEFAULT_CLASSIFIER_PATH = REPO_ROOT / "models" / "card_classifier.onnx"
 
 # Augmentation suited to corner indices: no mirror images (a mirrored "7" is not a card), no
 # extra rotation or shear (the scenes are already rotated and warped, and rotated boxes grow).
@@ -37,6 +38,19 @@ AUGMENT: dict[str, Any] = {
     "close_mosaic": 3,
     "scale": 0.35,
     "translate": 0.1,
+    "hsv_h": 0.02,
+    "hsv_s": 0.5,
+    "hsv_v": 0.4,
+}
+
+# The classifier's crops are already jittered and resampled by ``vision.crops``; here only a
+# mild random crop (80–100% of the area), colour and erasing (occlusion). Never mirrored.
+CLASSIFY_AUGMENT: dict[str, Any] = {
+    "fliplr": 0.0,
+    "flipud": 0.0,
+    "scale": 0.2,
+    "auto_augment": None,
+    "erasing": 0.2,
     "hsv_h": 0.02,
     "hsv_s": 0.5,
     "hsv_v": 0.4,
@@ -113,6 +127,66 @@ def train(
     yaml_path = data / "data.yaml" if data.is_dir() else data
     if not yaml_path.is_file():
         raise TrainError(f"dataset {data} has no data.yaml: make one with `chaodipi vision synth`")
+    settings = {
+        "data": str(yaml_path),
+        "epochs": epochs,
+        "imgsz": imgsz,
+        "batch": batch,
+        "fraction": fraction,
+        "workers": workers,
+        **OPTIMIZER,
+        **AUGMENT,
+    }
+    return _fit(
+        model_yaml, settings, threads, project, name, resume, validate, hours, imgsz, export_to
+    )
+
+
+def train_classifier(
+    data: Path,
+    *,
+    epochs: int = 20,
+    imgsz: int = 64,
+    batch: int = 128,
+    threads: int = 2,
+    project: Path = REPO_ROOT / "runs",
+    name: str = "card_classifier",
+    model_yaml: str = "yolo11n-cls.yaml",
+    export_to: Path | None = DEFAULT_CLASSIFIER_PATH,
+    resume: bool = True,
+    hours: float | None = None,
+) -> TrainResult:
+    """Train (or resume) the corner-index classifier on ``data`` (``vision crops`` output)."""
+    if not (data / "train").is_dir() or not (data / "val").is_dir():
+        raise TrainError(
+            f"dataset {data} needs train/ and val/ class folders: "
+            "make them with `chaodipi vision crops` (twice: --split train and --split val)"
+        )
+    settings = {
+        "data": str(data),
+        "epochs": epochs,
+        "imgsz": imgsz,
+        "batch": batch,
+        "workers": 0,
+        **OPTIMIZER,
+        **CLASSIFY_AUGMENT,
+    }
+    return _fit(model_yaml, settings, threads, project, name, resume, True, hours, imgsz, export_to)
+
+
+def _fit(
+    model_source: str,
+    settings: dict[str, Any],
+    threads: int,
+    project: Path,
+    name: str,
+    resume: bool,
+    validate: bool,
+    hours: float | None,
+    imgsz: int,
+    export_to: Path | None,
+) -> TrainResult:
+    """Start or resume one ultralytics run, then export its best weights to ONNX."""
     ultralytics = _import_ultralytics()
     import torch
 
@@ -122,36 +196,29 @@ def train(
     run_dir = project / name
     last = run_dir / "weights" / "last.pt"
     start = time.perf_counter()
-    if resume and last.is_file() and not _finished(run_dir, epochs):
+    if resume and last.is_file() and not _finished(run_dir, int(settings["epochs"])):
         model = ultralytics.YOLO(str(last))
         model.add_callback("on_pretrain_routine_end", use_threads)
         model.train(resume=True)
     else:
         if run_dir.exists():
             shutil.rmtree(run_dir)
-        model = ultralytics.YOLO(model_yaml)
+        model = ultralytics.YOLO(model_source)
         model.add_callback("on_pretrain_routine_end", use_threads)
         model.train(
-            data=str(yaml_path),
-            epochs=epochs,
-            imgsz=imgsz,
-            batch=batch,
             device="cpu",
-            workers=workers,
             project=str(project),
             name=name,
             exist_ok=True,
-            pretrained=model_yaml.endswith(".pt"),  # continue from our own weights, else scratch
+            pretrained=model_source.endswith(".pt"),  # continue from our own weights, else scratch
             amp=False,
             plots=False,
             val=validate,
-            fraction=fraction,
             seed=0,
             **({"time": hours} if hours else {}),
             deterministic=False,
             verbose=False,
-            **OPTIMIZER,
-            **AUGMENT,
+            **settings,
         )
     seconds = time.perf_counter() - start
     best = run_dir / "weights" / "best.pt"
@@ -163,7 +230,7 @@ def train(
         run_dir=str(run_dir),
         best_weights=str(best),
         onnx_path=None if onnx_path is None else str(onnx_path),
-        epochs=len(_results_rows(run_dir)) or epochs,  # a --hours run stops where time ends
+        epochs=len(_results_rows(run_dir)) or int(settings["epochs"]),  # --hours stops early
         imgsz=imgsz,
         seconds=round(seconds, 1),
         metrics=metrics,

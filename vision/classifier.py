@@ -1,0 +1,63 @@
+"""Corner-index classifier runtime: which card a localised corner index shows, or none.
+
+A small ultralytics classification model exported to ONNX (``models/card_classifier.onnx``),
+run with onnxruntime on crops cut by :func:`vision.crops.crop` from the full-resolution frame —
+the same crops it was trained on. Its classes are the 54 identities plus ``none`` (read from the
+model's metadata; ultralytics orders them alphabetically). Needs only onnxruntime, OpenCV and
+numpy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from vision.crops import CLASSIFIER_NAMES, CROP_SIZE, NONE_CLASS, Box, crop
+from vision.detector import REPO_ROOT, ModelError, open_session, read_metadata_names, to_blob
+
+DEFAULT_CLASSIFIER = REPO_ROOT / "models" / "card_classifier.onnx"
+MAX_BATCH = 64
+
+
+@dataclass
+class CardClassifier:
+    """``CardClassifier().classify(frame_bgr, boxes)`` → one ``(identity, probability)`` per box;
+    the identity is ``"none"`` when the crop shows no corner index."""
+
+    model_path: Path = DEFAULT_CLASSIFIER
+    threads: int = 1
+    names: tuple[str, ...] = field(init=False)
+    size: int = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.model_path = Path(self.model_path)
+        self.session = open_session(self.model_path, self.threads, "classifier", "train-classifier")
+        meta = dict(self.session.get_modelmeta().custom_metadata_map)
+        model_input = self.session.get_inputs()[0]
+        self.input_name = model_input.name
+        side = model_input.shape[2]
+        self.size = side if isinstance(side, int) else CROP_SIZE
+        self.names = read_metadata_names(meta) or CLASSIFIER_NAMES
+        unknown = set(self.names) - set(CLASSIFIER_NAMES)
+        if unknown or NONE_CLASS not in self.names:
+            raise ModelError(
+                f"classifier {self.model_path.name} has classes {sorted(unknown)[:3]} … "
+                "that are not ours (54 identities + none): retrain it"
+            )
+        self.dynamic_batch = not isinstance(model_input.shape[0], int)
+
+    def classify(self, image_bgr: np.ndarray, boxes: Sequence[Box]) -> list[tuple[str, float]]:
+        if not boxes:
+            return []
+        crops = [crop(image_bgr, box, self.size) for box in boxes]
+        probs: list[np.ndarray] = []
+        step = MAX_BATCH if self.dynamic_batch else 1
+        for i in range(0, len(crops), step):
+            out = self.session.run(None, {self.input_name: to_blob(crops[i : i + step])})[0]
+            probs.append(np.asarray(out, dtype=np.float32).reshape(-1, len(self.names)))
+        table = np.concatenate(probs)
+        best = table.argmax(axis=1)
+        return [(self.names[int(k)], float(table[i, k])) for i, k in enumerate(best)]
