@@ -1,0 +1,449 @@
+// Referee console: decides infractions, corrects plays, enters what the camera cannot see and
+// moves the match on. Every POST carries the X-CSRF-Token from <meta name="csrf-token">;
+// 401 shows the sign-in link, errors are shown next to the form that caused them.
+
+import { cardRow, parseCardList, trumpBadge } from "./cards.js";
+import { initLang, lang, onLangChange, t } from "./i18n.js";
+import { apiPath, subscribe } from "./live.js";
+
+const $ = (id) => document.getElementById(id);
+const SEATS = ["N", "E", "S", "W"];
+const csrf = document.querySelector('meta[name="csrf-token"]')?.getAttribute("content") || "";
+
+let pub = null; // last spectator state (live)
+let ref = null; // last referee state
+let queueKey = "";
+
+function clear(node) {
+  while (node.firstChild) node.removeChild(node.firstChild);
+}
+
+function seatName(seat) {
+  return seat ? t(`seat.${seat}`) : "–";
+}
+
+function say(id, message, ok) {
+  const node = $(id);
+  if (!node) return;
+  node.textContent = message;
+  node.className = `msg ${message ? (ok ? "msg-ok" : "msg-error") : ""}`;
+}
+
+function showAuthNotice(show) {
+  const n = $("auth-notice");
+  if (n) n.hidden = !show;
+}
+
+/** POST JSON to a referee endpoint: {ok, seq} or {ok: false, error} (never throws). */
+async function post(path, body = {}) {
+  let res;
+  try {
+    res = await fetch(apiPath(path), {
+      method: "POST",
+      credentials: "same-origin",
+      headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf },
+      body: JSON.stringify(body),
+    });
+  } catch (err) {
+    return { ok: false, error: String(err.message || err) };
+  }
+  if (res.status === 401) {
+    showAuthNotice(true);
+    return { ok: false, error: t("ref.expired"), status: 401 };
+  }
+  let data = null;
+  try {
+    data = await res.json();
+  } catch {
+    data = null;
+  }
+  if (res.status === 403) return { ok: false, error: (data && data.error) || t("ref.forbidden"), status: 403 };
+  if (!res.ok || !data || data.ok === false) {
+    return { ok: false, error: (data && data.error) || `HTTP ${res.status}`, status: res.status };
+  }
+  return data;
+}
+
+/** Posts, reports in the message line `msgId`, refreshes the referee state on success. */
+async function act(path, body, msgId) {
+  const out = await post(path, body);
+  if (out.ok) say(msgId, t("ref.saved", { seq: out.seq ?? "" }), true);
+  else say(msgId, t("ref.error", { e: out.error }), false);
+  if (out.ok) loadReferee();
+  return out;
+}
+
+async function loadReferee() {
+  let res;
+  try {
+    res = await fetch(apiPath("/api/referee/state"), { cache: "no-store", credentials: "same-origin" });
+  } catch {
+    return;
+  }
+  if (res.status === 401) {
+    showAuthNotice(true);
+    return;
+  }
+  if (!res.ok) return;
+  showAuthNotice(false);
+  ref = await res.json();
+  renderReferee();
+}
+
+// ---------------------------------------------------------------- infraction queue
+
+function statusLabel(status) {
+  if (status === "confirmed" || status === "confirm") return t("inf.confirmed");
+  if (status === "dismissed" || status === "dismiss") return t("inf.dismissed");
+  return t("inf.open");
+}
+
+function renderQueue() {
+  const list = $("queue");
+  const infractions = (ref && ref.infractions) || [];
+  const key = JSON.stringify([lang(), infractions]);
+  if (key === queueKey) return;
+  queueKey = key;
+  const notes = new Map();
+  for (const input of list.querySelectorAll("input[data-note-for]")) notes.set(input.dataset.noteFor, input.value);
+  clear(list);
+  const open = infractions.filter((i) => !i.status || i.status === "open");
+  const decided = infractions.filter((i) => i.status && i.status !== "open");
+  $("queue-empty").hidden = open.length > 0;
+  for (const inf of [...open, ...decided]) {
+    const item = document.createElement("li");
+    const isOpen = !inf.status || inf.status === "open";
+    item.className = `queue-item${isOpen ? "" : ` decided-${inf.status.startsWith("confirm") ? "confirmed" : "dismissed"}`}`;
+    item.dataset.id = inf.id;
+    const h = document.createElement("h3");
+    const kind = t(`kind.${inf.kind}`);
+    const where = inf.trick ? t("inf.trick", { n: inf.trick }) : t("inf.kitty");
+    h.textContent = [
+      `[${statusLabel(inf.status)}]`,
+      seatName(inf.seat),
+      where,
+      kind.startsWith("kind.") ? inf.kind : kind,
+      inf.penalty ? t("inf.penalty", { p: inf.penalty }) : "",
+    ]
+      .filter(Boolean)
+      .join(" · ");
+    item.appendChild(h);
+    if (inf.cards && inf.cards.length) item.appendChild(cardRow(inf.cards, { size: "sm", lang: lang() }));
+    if (inf.proof) {
+      const label = document.createElement("div");
+      label.className = "help";
+      label.textContent = t("ref.proof");
+      const proof = document.createElement("p");
+      proof.className = "proof";
+      proof.textContent = inf.proof;
+      item.append(label, proof);
+    }
+    if (inf.evidence && inf.evidence.length) {
+      const ev = document.createElement("div");
+      ev.className = "evidence";
+      inf.evidence.forEach((url, i) => {
+        const a = document.createElement("a");
+        a.href = url;
+        a.target = "_blank";
+        a.rel = "noopener";
+        const img = document.createElement("img");
+        img.src = url;
+        img.loading = "lazy";
+        img.alt = `${t("ref.evidence")} ${i + 1}`;
+        a.appendChild(img);
+        ev.appendChild(a);
+      });
+      item.appendChild(ev);
+    }
+    if (isOpen) {
+      const actions = document.createElement("div");
+      actions.className = "actions";
+      const noteLabel = document.createElement("label");
+      noteLabel.className = "field";
+      const noteText = document.createElement("span");
+      noteText.textContent = t("ref.note");
+      const note = document.createElement("input");
+      note.type = "text";
+      note.dataset.noteFor = inf.id;
+      note.value = notes.get(inf.id) || "";
+      noteLabel.append(noteText, note);
+      const confirm = document.createElement("button");
+      confirm.type = "button";
+      confirm.className = "btn-confirm";
+      confirm.dataset.action = "confirm";
+      confirm.textContent = t("ref.confirm");
+      const dismiss = document.createElement("button");
+      dismiss.type = "button";
+      dismiss.className = "btn-dismiss";
+      dismiss.dataset.action = "dismiss";
+      dismiss.textContent = t("ref.dismiss");
+      for (const btn of [confirm, dismiss]) {
+        btn.addEventListener("click", async () => {
+          confirm.disabled = dismiss.disabled = true;
+          const body = { decision: btn.dataset.action };
+          if (note.value.trim()) body.note = note.value.trim();
+          const out = await act(`/api/referee/infractions/${encodeURIComponent(inf.id)}`, body, "queue-msg");
+          if (!out.ok) confirm.disabled = dismiss.disabled = false;
+        });
+      }
+      actions.append(noteLabel, confirm, dismiss);
+      item.appendChild(actions);
+    }
+    list.appendChild(item);
+  }
+}
+
+function renderConflicts() {
+  const list = $("conflicts");
+  const conflicts = (ref && ref.conflicts) || [];
+  $("conflicts-panel").hidden = conflicts.length === 0;
+  clear(list);
+  for (const c of conflicts) {
+    const item = document.createElement("li");
+    item.className = "queue-item";
+    const { frames, evidence, frame, ...rest } = c;
+    const p = document.createElement("p");
+    p.className = "proof";
+    p.textContent = Object.entries(rest)
+      .map(([k, v]) => `${k}: ${typeof v === "object" ? JSON.stringify(v) : v}`)
+      .join("\n");
+    item.appendChild(p);
+    const pics = [].concat(evidence || [], frames || [], frame ? [frame] : []).filter((u) => typeof u === "string");
+    if (pics.length) {
+      const ev = document.createElement("div");
+      ev.className = "evidence";
+      pics.forEach((url, i) => {
+        const img = document.createElement("img");
+        img.src = url;
+        img.alt = `${t("ref.evidence")} ${i + 1}`;
+        img.loading = "lazy";
+        ev.appendChild(img);
+      });
+      item.appendChild(ev);
+    }
+    list.appendChild(item);
+  }
+}
+
+function renderCorrections() {
+  const list = $("corrections");
+  const corrections = (ref && ref.corrections) || [];
+  clear(list);
+  $("corrections-empty").hidden = corrections.length > 0;
+  $("undo").disabled = corrections.length === 0;
+  for (const c of corrections) {
+    const li = document.createElement("li");
+    const head = document.createElement("span");
+    head.textContent = `${c.seq ? `#${c.seq} ` : ""}${c.trick ? t("trick", { n: c.trick }) : ""} ${seatName(c.seat)}：`;
+    li.appendChild(head);
+    if (c.was && c.was.length) {
+      li.appendChild(cardRow(c.was, { size: "xs", lang: lang() }));
+      li.append(" → ");
+    }
+    li.appendChild(cardRow(c.cards || [], { size: "xs", lang: lang() }));
+    list.appendChild(li);
+  }
+}
+
+function renderMiniState() {
+  const box = $("mini-state");
+  const st = pub || ref;
+  if (!box || !st) return;
+  clear(box);
+  const hand = st.hand;
+  const levels = (st.match && st.match.levels) || {};
+  const line1 = document.createElement("div");
+  line1.textContent = [
+    st.match && st.match.hand ? t("hand", { n: st.match.hand }) : t("noHand"),
+    hand && hand.trick ? t("trick", { n: hand.trick }) : "",
+    `${t("side.NS")} ${levels.NS ?? "–"} / ${t("side.EW")} ${levels.EW ?? "–"}`,
+  ]
+    .filter(Boolean)
+    .join(" · ");
+  box.appendChild(line1);
+  if (hand) {
+    const line2 = document.createElement("div");
+    line2.append(`${t("declarer")} ${seatName(hand.declarer)} · ${t("trump")} `);
+    line2.appendChild(trumpBadge(hand.trump, lang()));
+    line2.append(` · ${t("rules")} ${hand.rules ?? "–"} · ${t("points")} ${hand.defender_points ?? 0}`);
+    box.appendChild(line2);
+    const trick = document.createElement("div");
+    trick.className = "mini-trick";
+    for (const p of (hand.current_trick && hand.current_trick.plays) || []) {
+      const one = document.createElement("span");
+      one.append(`${seatName(p.seat)} `);
+      one.appendChild(cardRow(p.cards, { size: "sm", lang: lang() }));
+      trick.appendChild(one);
+    }
+    box.appendChild(trick);
+    const trickInput = $("corr-trick");
+    if (trickInput && !trickInput.value && hand.trick) trickInput.value = String(hand.trick);
+    if (trickInput && hand.trick) trickInput.max = String(hand.trick);
+  }
+}
+
+function renderReferee() {
+  renderQueue();
+  renderConflicts();
+  renderCorrections();
+  renderMiniState();
+}
+
+// ---------------------------------------------------------------- forms
+
+/** Live check of a card field: preview pictures, aria-invalid and the error line. */
+function wireCardInput(inputId, previewId, msgId) {
+  const input = $(inputId);
+  const preview = $(previewId);
+  const update = () => {
+    clear(preview);
+    if (!input.value.trim()) {
+      input.removeAttribute("aria-invalid");
+      say(msgId, "", true);
+      return null;
+    }
+    const { cards, error } = parseCardList(input.value);
+    if (error) {
+      input.setAttribute("aria-invalid", "true");
+      say(msgId, error[lang()] || error.zh, false);
+      return null;
+    }
+    input.removeAttribute("aria-invalid");
+    say(msgId, "", true);
+    preview.appendChild(cardRow(cards, { size: "sm", lang: lang() }));
+    return cards;
+  };
+  input.addEventListener("input", update);
+  return () => {
+    const { cards, error } = parseCardList(input.value);
+    if (error) {
+      input.setAttribute("aria-invalid", "true");
+      say(msgId, error[lang()] || error.zh, false);
+      input.focus();
+      return null;
+    }
+    update();
+    return cards;
+  };
+}
+
+function wireForms() {
+  const corrCards = wireCardInput("corr-cards", "corr-preview", "corr-msg");
+  $("correction-form").addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const trick = Number.parseInt($("corr-trick").value, 10);
+    if (!Number.isInteger(trick) || trick < 1) {
+      $("corr-trick").setAttribute("aria-invalid", "true");
+      say("corr-msg", lang() === "en" ? "Give the trick number (1, 2, …)" : "请填写墩号（1、2……）", false);
+      return;
+    }
+    $("corr-trick").removeAttribute("aria-invalid");
+    const cards = corrCards();
+    if (!cards) return;
+    await act("/api/referee/correction", { trick, seat: $("corr-seat").value, cards }, "corr-msg");
+  });
+
+  $("undo").addEventListener("click", () => act("/api/referee/undo", {}, "undo-msg"));
+
+  $("contract-form").addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const body = {};
+    if ($("c-declarer").value) body.declarer = $("c-declarer").value;
+    if ($("c-trump").value) body.trump = $("c-trump").value;
+    if ($("c-rules").value) body.rules = $("c-rules").value;
+    const ns = $("c-level-NS").value;
+    const ew = $("c-level-EW").value;
+    if (ns || ew) {
+      const now = ((ref || pub || {}).match || {}).levels || {};
+      body.levels = { NS: ns || now.NS, EW: ew || now.EW };
+    }
+    if (Object.keys(body).length === 0) {
+      say("contract-msg", t("ref.nothing"), false);
+      return;
+    }
+    const out = await act("/api/referee/contract", body, "contract-msg");
+    if (out.ok) for (const id of ["c-declarer", "c-trump", "c-rules", "c-level-NS", "c-level-EW"]) $(id).value = "";
+  });
+
+  const kittyCards = wireCardInput("kitty-cards", "kitty-preview", "kitty-msg");
+  $("kitty-form").addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const cards = kittyCards();
+    if (cards) await act("/api/referee/kitty", { cards }, "kitty-msg");
+  });
+
+  const chaodiCards = wireCardInput("chaodi-cards", "chaodi-preview", "chaodi-msg");
+  $("chaodi-form").addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const cards = chaodiCards();
+    if (cards) await act("/api/referee/chao-di", { seat: $("chaodi-seat").value, cards }, "chaodi-msg");
+  });
+
+  // Starting a hand or a match cannot be undone: the first click arms, the second (within 5 s) acts.
+  for (const [id, path] of [
+    ["next-hand", "/api/referee/next-hand"],
+    ["next-match", "/api/referee/next-match"],
+  ]) {
+    const btn = $(id);
+    let timer = null;
+    const disarm = () => {
+      btn.classList.remove("btn-armed");
+      btn.textContent = t(btn.dataset.label);
+      delete btn.dataset.armed;
+      if (timer !== null) window.clearTimeout(timer);
+      timer = null;
+    };
+    btn.addEventListener("click", async () => {
+      if (!btn.dataset.armed) {
+        btn.dataset.armed = "1";
+        btn.classList.add("btn-armed");
+        btn.textContent = `${t(btn.dataset.label)} — ${t("ref.armed")}`;
+        timer = window.setTimeout(disarm, 5000);
+        return;
+      }
+      disarm();
+      const out = await act(path, {}, "flow-msg");
+      if (out.ok) $("corr-trick").value = "";
+    });
+  }
+
+  $("logout").addEventListener("click", async () => {
+    await post("/referee/logout", {});
+    window.location.href = apiPath("/referee");
+  });
+}
+
+// ---------------------------------------------------------------- start
+
+function showStatus(status) {
+  const node = $("conn");
+  if (!node) return;
+  node.className = `conn conn-${status}`;
+  node.textContent = t(`conn.${status}`);
+  node.dataset.status = status;
+}
+
+initLang();
+wireForms();
+onLangChange(() => {
+  queueKey = "";
+  renderReferee();
+  const conn = $("conn");
+  if (conn && conn.dataset.status) showStatus(conn.dataset.status);
+});
+let pending = null;
+subscribe({
+  onState(s) {
+    pub = s;
+    renderMiniState();
+    // Coalesce bursts of events into one referee-state fetch.
+    if (pending === null) {
+      pending = window.setTimeout(() => {
+        pending = null;
+        loadReferee();
+      }, 100);
+    }
+  },
+  onStatus: showStatus,
+});
+loadReferee();
