@@ -12,8 +12,8 @@ A record of a hand in progress audits too (``result`` is None).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Collection, Iterator, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from engine.cards import (
@@ -574,62 +574,99 @@ class _Auditor:
             self.check_hand_sizes()
         self.apply_revoke_cannot_win()
         self.infractions.sort(key=lambda i: (i.trick or 0, SEATS.index(i.seat)))
-        r, p = self.record, self.profile
-        defenders = other_side(self.declarer_side)
-        defender_points = sum(
-            t.points for t in self.tricks if t.points_to and side_of(t.points_to) == defenders
+        return _settle(self.record, self.profile, self.tricks, self.infractions, finished)
+
+
+def _settle(
+    r: HandRecord,
+    p: RuleProfile,
+    tricks: list[TrickAudit],
+    infractions: list[Infraction],
+    finished: bool,
+    counted: Sequence[Infraction] | None = None,
+) -> AuditReport:
+    """Points, penalties, kitty and result of audited tricks; only ``counted`` infractions
+    (default: all of them) carry their penalties."""
+    declarer_side = side_of(r.declarer)
+    defenders = other_side(declarer_side)
+    defender_points = sum(
+        t.points for t in tricks if t.points_to and side_of(t.points_to) == defenders
+    )
+    against = {declarer_side: 0, defenders: 0}
+    for inf in infractions if counted is None else counted:
+        against[side_of(inf.seat)] += inf.penalty
+    to_defenders = against[declarer_side] - against[defenders]
+    penalties = {
+        "against_declarers": against[declarer_side],
+        "against_defenders": against[defenders],
+        "to_defenders": to_defenders,
+    }
+    kitty_pts = points(r.kitty) if r.kitty is not None else 0
+    last = tricks[-1] if tricks else None
+    units = [u.pairs for u in last.lead.units] if last and last.lead.units else [0]
+    if last and not last.lead.units:
+        units = [0] * max(1, last.lead.size)
+    mult = kitty_multiplier(p, units)
+    won = None
+    if finished and last is not None and last.points_to is not None:
+        won = side_of(last.points_to) == defenders
+    bonus = kitty_pts * mult if won else 0
+    kitty = KittyAudit(r.kitty, kitty_pts, mult, won, bonus)
+    result = None
+    if finished and last is not None and (r.kitty is not None or not won):
+        winner_cards: tuple[str, ...] = ()
+        for pl in last.plays:
+            if pl.seat == last.points_to:
+                winner_cards = pl.cards
+        result = settle_hand(
+            p,
+            levels=r.levels,
+            declarer=r.declarer,
+            defender_table_points=defender_points,
+            kitty_points=kitty_pts,
+            kitty_multiplier=mult,
+            defenders_won_last_trick=bool(won),
+            last_trick_winning_cards=winner_cards,
+            last_trick_is_throw=last.lead.is_throw or last.lead.cls is None,
+            penalties_to_defenders=to_defenders,
+            first_hand=r.first_hand,
+            must_play_done=r.must_play_done,
         )
-        against = {self.declarer_side: 0, defenders: 0}
-        for inf in self.infractions:
-            against[side_of(inf.seat)] += inf.penalty
-        to_defenders = against[self.declarer_side] - against[defenders]
-        penalties = {
-            "against_declarers": against[self.declarer_side],
-            "against_defenders": against[defenders],
-            "to_defenders": to_defenders,
-        }
-        kitty_pts = points(r.kitty) if r.kitty is not None else 0
-        last = self.tricks[-1] if self.tricks else None
-        units = [u.pairs for u in last.lead.units] if last and last.lead.units else [0]
-        if last and not last.lead.units:
-            units = [0] * max(1, last.lead.size)
-        mult = kitty_multiplier(p, units)
-        won = None
-        if finished and last is not None and last.points_to is not None:
-            won = side_of(last.points_to) == defenders
-        bonus = kitty_pts * mult if won else 0
-        kitty = KittyAudit(r.kitty, kitty_pts, mult, won, bonus)
-        result = None
-        if finished and last is not None and (r.kitty is not None or not won):
-            winner_cards: tuple[str, ...] = ()
-            for pl in last.plays:
-                if pl.seat == last.points_to:
-                    winner_cards = pl.cards
-            result = settle_hand(
-                p,
-                levels=r.levels,
-                declarer=r.declarer,
-                defender_table_points=defender_points,
-                kitty_points=kitty_pts,
-                kitty_multiplier=mult,
-                defenders_won_last_trick=bool(won),
-                last_trick_winning_cards=winner_cards,
-                last_trick_is_throw=last.lead.is_throw or last.lead.cls is None,
-                penalties_to_defenders=to_defenders,
-                first_hand=r.first_hand,
-                must_play_done=r.must_play_done,
-            )
-        return AuditReport(
-            record=r,
-            profile=p,
-            tricks=self.tricks,
-            defender_points=defender_points,
-            kitty=kitty,
-            penalties=penalties,
-            infractions=self.infractions,
-            finished=finished,
-            result=result,
-        )
+    return AuditReport(
+        record=r,
+        profile=p,
+        tricks=tricks,
+        defender_points=defender_points,
+        kitty=kitty,
+        penalties=penalties,
+        infractions=infractions,
+        finished=finished,
+        result=result,
+    )
+
+
+def rescore(report: AuditReport, counted: Collection[int]) -> AuditReport:
+    """The report with only the infractions at indices ``counted`` changing the score.
+
+    A referee confirms or dismisses what the audit reports; until confirmed an infraction is
+    listed but carries no penalty. The infractions stay listed as they are; penalties,
+    defender points, the kitty and the result are worked out again from the counted ones.
+    A trick whose points went past a revoking winner (``revoke_cannot_win``) goes back to its
+    winner by the cards unless that revoke is counted.
+    """
+    keep = [inf for i, inf in enumerate(report.infractions) if i in counted]
+    revokes = {(inf.trick, inf.seat) for inf in keep if inf.kind == "revoke"}
+    tricks = [
+        t
+        if t.points_to == t.winner or (t.number, t.winner) in revokes
+        else replace(t, points_to=t.winner)
+        for t in report.tricks
+    ]
+    out = _settle(
+        report.record, report.profile, tricks, list(report.infractions), report.finished, keep
+    )
+    out.notes = list(report.notes)
+    return out
 
 
 def audit(record: HandRecord) -> AuditReport:
