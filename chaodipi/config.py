@@ -1,7 +1,7 @@
 """The table config file (TOML): one table's identity, rules, camera, model, geometry, zones,
-calibration and web settings, with :func:`load_config` (validated, one-line errors naming the
-key and the fix), :func:`save_config` (a small writer for exactly this structure, atomic) and
-:func:`default_config`; a commented template is ``deploy/table.example.toml``.
+calibration, web and service settings, with :func:`load_config` (validated, one-line errors
+naming the key and the fix), :func:`save_config` (a small writer for exactly this structure,
+atomic) and :func:`default_config`; a commented template is ``deploy/table.example.toml``.
 """
 
 from __future__ import annotations
@@ -100,6 +100,17 @@ class WebConfig:
 
 
 @dataclass(frozen=True)
+class ServiceConfig:
+    """The table service (``chaodipi run``): where the event log and pictures live, how many
+    MB of evidence pictures to keep, and how many web requests run at once (each live
+    spectator stream holds one)."""
+
+    data_dir: str = "data"
+    evidence_cap_mb: int = 500
+    web_threads: int = 128
+
+
+@dataclass(frozen=True)
 class TableConfig:
     """Everything one table's service needs."""
 
@@ -111,6 +122,7 @@ class TableConfig:
     zones: ZoneConfig = field(default_factory=ZoneConfig)
     calibration: Calibration | None = None
     web: WebConfig = field(default_factory=WebConfig)
+    service: ServiceConfig = field(default_factory=ServiceConfig)
 
 
 def default_config() -> TableConfig:
@@ -227,6 +239,21 @@ def _web(path: Path, data: Mapping[str, Any]) -> WebConfig:
     return WebConfig(bind=bind, port=port, referee_pin=pin)
 
 
+def _service(path: Path, data: Mapping[str, Any]) -> ServiceConfig:
+    _check_keys(path, "service", data, tuple(f.name for f in fields(ServiceConfig)))
+    d = ServiceConfig()
+    out: dict[str, Any] = {
+        "data_dir": _string(path, "service.data_dir", data.get("data_dir", d.data_dir))
+    }
+    for key, low, example in (("evidence_cap_mb", 1, 500), ("web_threads", 4, 128)):
+        v = data.get(key, getattr(d, key))
+        if not isinstance(v, int) or isinstance(v, bool) or v < low:
+            problem = f"must be a whole number ≥ {low} (got {v!r})"
+            raise _err(path, f"service.{key}", problem, f"write {key} = {example}")
+        out[key] = v
+    return ServiceConfig(**out)
+
+
 def _calibration(path: Path, data: Mapping[str, Any], geo: TableGeometry) -> Calibration:
     allowed = tuple(f.name for f in fields(Calibration))
     _check_keys(path, "calibration", data, allowed)
@@ -285,8 +312,8 @@ def _calibration(path: Path, data: Mapping[str, Any], geo: TableGeometry) -> Cal
 def parse_config(data: Mapping[str, Any], path: Path) -> TableConfig:
     """A validated :class:`TableConfig` from parsed TOML; ``path`` is named in errors."""
     top = ("table_id", "rules", "source", "model", "table", "zones", "calibration", "web")
-    _check_keys(path, "", data, top)
-    for section in ("table", "zones", "calibration", "web"):
+    _check_keys(path, "", data, (*top, "service"))
+    for section in ("table", "zones", "calibration", "web", "service"):
         if section in data and not isinstance(data[section], dict):
             raise _err(path, section, "must be a table", f"write it as a [{section}] section")
     d = default_config()
@@ -306,6 +333,7 @@ def parse_config(data: Mapping[str, Any], path: Path) -> TableConfig:
         zones=_zones(path, data.get("zones", {})),
         calibration=None if cal is None else _calibration(path, cal, geo),
         web=_web(path, data.get("web", {})),
+        service=_service(path, data.get("service", {})),
     )
 
 
@@ -361,7 +389,7 @@ def dumps_config(cfg: TableConfig) -> str:
     """The TOML text of a config (what :func:`save_config` writes)."""
     lines = [f"{k} = {_value(getattr(cfg, k))}" for k in ("table_id", "rules", "source", "model")]
     lines += ["", *_section("table", cfg.table), "", *_section("zones", cfg.zones)]
-    lines += ["", *_section("web", cfg.web)]
+    lines += ["", *_section("web", cfg.web), "", *_section("service", cfg.service)]
     if cfg.calibration is not None:
         lines += ["", *_calibration_lines(cfg.calibration)]
     return "\n".join(lines) + "\n"

@@ -9,6 +9,7 @@ the state, so a hundred spectators waking on one append build it once.
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -26,6 +27,7 @@ class LiveTable:
         self.store = store
         self._state = TableState(table, rules)
         self._lock = threading.RLock()
+        self._text: tuple[int, str] | None = None
 
     @contextmanager
     def locked(self) -> Iterator[TableState]:
@@ -48,3 +50,11 @@ class LiveTable:
     def referee_json(self, now: float | None = None) -> dict[str, Any]:
         with self.locked() as state:
             return state.to_referee_json(time.time() if now is None else now)
+
+    def public_text(self) -> tuple[int, str]:
+        """``(seq, public state JSON text)``, built once per seq (server-sent events)."""
+        with self.locked() as state:
+            if self._text is None or self._text[0] != state.seq:
+                body = state.to_public_json(time.time())
+                self._text = (state.seq, json.dumps(body, ensure_ascii=False))
+            return self._text

@@ -1,0 +1,118 @@
+"""The Flask app of one table: pages, referee sign-in, and the JSON API blueprints.
+
+This module owns :func:`create_app` (``create_app(store, config) -> Flask``) and the page
+routes: ``/`` (scoreboard), ``/overlay`` (live-stream overlay), ``/referee`` (the console with
+its CSRF token, or the sign-in form), ``POST /referee/login`` (form field ``pin``, optional
+``name``; 303 to ``/referee`` on success, the form again with 401 on a wrong PIN, 429 after five
+wrong PINs a minute from one address) and ``POST /referee/logout``. Templates get ``table``
+(the table id), ``csrf_token`` (console) and ``error`` (sign-in). The JSON routes are in
+:mod:`web_dashboard.api` and :mod:`web_dashboard.referee_api`; ``API.md`` is the contract.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from flask import Flask, redirect, render_template, request, session
+
+from chaodipi.config import TableConfig
+from chaodipi.evidence import Evidence
+from chaodipi.live import LiveTable
+from chaodipi.store import EventStore
+from web_dashboard import api, referee_api
+from web_dashboard.auth import (
+    LoginLimiter,
+    csrf_ok,
+    csrf_token,
+    error,
+    pin_ok,
+    referee_name,
+    secret_key,
+    sign_in,
+)
+from web_dashboard.context import TableContext, ctx
+
+NAME_MAX = 40
+
+
+def create_app(
+    store: EventStore,
+    config: TableConfig,
+    *,
+    live: LiveTable | None = None,
+    heartbeat_s: float = 15.0,
+) -> Flask:
+    """The web app of the table whose log is ``store`` (``live`` shares an existing view)."""
+    app = Flask(__name__)
+    app.config.update(
+        SECRET_KEY=secret_key(store.data_dir),
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Strict",
+        SESSION_COOKIE_NAME=f"chaodipi_{config.table_id}",
+        PERMANENT_SESSION_LIFETIME=timedelta(hours=12),
+        JSON_AS_ASCII=False,
+    )
+    app.json.ensure_ascii = False  # type: ignore[attr-defined]
+    app.extensions["chaodipi"] = TableContext(
+        live=live or LiveTable(store, config.table_id, config.rules),
+        config=config,
+        evidence=Evidence(store.data_dir, config.service.evidence_cap_mb * 1024 * 1024),
+        limiter=LoginLimiter(),
+        heartbeat_s=heartbeat_s,
+    )
+    app.register_blueprint(api.bp)
+    app.register_blueprint(referee_api.bp)
+    add_pages(app)
+    return app
+
+
+def add_pages(app: Flask) -> None:
+    @app.get("/")
+    def scoreboard() -> Any:
+        return render_template("scoreboard.html", table=ctx().config.table_id)
+
+    @app.get("/overlay")
+    def overlay() -> Any:
+        return render_template("overlay.html", table=ctx().config.table_id)
+
+    @app.get("/referee")
+    def referee() -> Any:
+        table = ctx().config.table_id
+        if referee_name() is None:
+            return render_template("login.html", table=table, error=None)
+        return render_template("referee.html", table=table, csrf_token=csrf_token())
+
+    @app.post("/referee/login")
+    def login() -> Any:
+        context = ctx()
+        addr = request.remote_addr or "?"
+        table = context.config.table_id
+        if context.limiter.blocked(addr):
+            wait = context.limiter.retry_after(addr)
+            message = f"错误次数过多，请 {wait} 秒后再试 / too many wrong PINs: wait {wait} s"
+            page = render_template("login.html", table=table, error=message)
+            return page, 429, {"Retry-After": str(wait)}
+        expected = context.config.web.referee_pin
+        if not expected:
+            message = (
+                "本桌未设置裁判 PIN（[web] referee_pin）/ no referee PIN: set [web] referee_pin"
+            )
+            return render_template("login.html", table=table, error=message), 403
+        if not pin_ok(request.form.get("pin", "").strip(), expected):
+            context.limiter.failed(addr)
+            message = "PIN 不正确 / wrong PIN"
+            return render_template("login.html", table=table, error=message), 401
+        raw = request.form.get("name", "").strip()[:NAME_MAX]
+        name = "".join(ch for ch in raw if ch.isprintable() and ch not in ":/")
+        sign_in(name or "referee")
+        return redirect(request.script_root + "/referee", code=303)
+
+    @app.post("/referee/logout")
+    def logout() -> Any:
+        if referee_name() is None:
+            return error("未登录 / not signed in", 401)
+        if not csrf_ok():
+            return error("CSRF 令牌无效，请刷新页面 / bad CSRF token: reload the page", 403)
+        session.clear()
+        return {"ok": True}

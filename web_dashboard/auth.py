@@ -1,0 +1,120 @@
+"""Referee sign-in: the session key, the PIN check with its rate limit, and CSRF tokens.
+
+This module owns who may change a table. The session cookie is Flask's signed cookie (HttpOnly,
+SameSite=Strict) under a secret key generated once per data dir (``<data_dir>/secret_key``,
+mode 0600; never in code or config). A session holds the referee's name and a CSRF token; every
+referee POST must send that token in ``X-CSRF-Token`` (the console page carries it in
+``<meta name="csrf-token">``). Without a session a request gets 401, with a bad token 403.
+Five wrong PINs within a minute from one address lock that address out (429) until the oldest
+failure is a minute old.
+"""
+
+from __future__ import annotations
+
+import hmac
+import os
+import secrets
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from functools import wraps
+from pathlib import Path
+from typing import Any, TypeVar
+
+from flask import jsonify, request, session
+
+from chaodipi.evidence import write_atomic
+
+F = TypeVar("F", bound=Callable[..., Any])
+MAX_FAILURES = 5
+WINDOW_S = 60.0
+
+
+def secret_key(data_dir: Path) -> bytes:
+    """The session key of this data dir, created on first use (mode 0600)."""
+    path = data_dir / "secret_key"
+    if not path.exists():
+        write_atomic(path, secrets.token_bytes(32), mode=0o600)
+    key = path.read_bytes()
+    if len(key) < 16:
+        raise ValueError(f"{path} is too short to be a session key: delete it to make a new one")
+    os.chmod(path, 0o600)
+    return key
+
+
+class LoginLimiter:
+    """Failed PIN attempts per address over the last minute."""
+
+    def __init__(self, limit: int = MAX_FAILURES, window_s: float = WINDOW_S) -> None:
+        self.limit = limit
+        self.window_s = window_s
+        self._fails: dict[str, deque[float]] = {}
+        self._lock = threading.Lock()
+
+    def _recent(self, addr: str, now: float) -> deque[float]:
+        q = self._fails.setdefault(addr, deque())
+        while q and now - q[0] >= self.window_s:
+            q.popleft()
+        return q
+
+    def blocked(self, addr: str) -> bool:
+        with self._lock:
+            return len(self._recent(addr, time.monotonic())) >= self.limit
+
+    def failed(self, addr: str) -> None:
+        with self._lock:
+            now = time.monotonic()
+            self._recent(addr, now).append(now)
+
+    def retry_after(self, addr: str) -> int:
+        with self._lock:
+            q = self._recent(addr, time.monotonic())
+            return max(1, int(self.window_s - (time.monotonic() - q[0])) + 1) if q else 1
+
+
+def pin_ok(given: str, expected: str) -> bool:
+    return bool(expected) and hmac.compare_digest(given.encode(), expected.encode())
+
+
+def sign_in(name: str) -> None:
+    session.clear()
+    session.permanent = True
+    session["referee"] = name
+    session["csrf"] = secrets.token_urlsafe(32)
+
+
+def referee_name() -> str | None:
+    name = session.get("referee")
+    return str(name) if name else None
+
+
+def csrf_token() -> str:
+    return str(session.get("csrf", ""))
+
+
+def error(message: str, status: int) -> Any:
+    return jsonify({"ok": False, "error": message}), status
+
+
+def csrf_ok() -> bool:
+    sent = request.headers.get("X-CSRF-Token") or request.form.get("csrf_token") or ""
+    token = csrf_token()
+    return bool(token) and hmac.compare_digest(sent.encode(), token.encode())
+
+
+def referee_only(post: bool) -> Callable[[F], F]:
+    """401 without a session; for POSTs also 403 without the session's CSRF token."""
+
+    def wrap(view: F) -> F:
+        @wraps(view)
+        def inner(*args: Any, **kwargs: Any) -> Any:
+            if referee_name() is None:
+                return error("请先登录裁判台 / sign in to the referee console first", 401)
+            if post and not csrf_ok():
+                return error("CSRF 令牌无效，请刷新页面 / bad CSRF token: reload the page", 403)
+            return view(*args, **kwargs)
+
+        return inner  # type: ignore[return-value]
+
+    return wrap
