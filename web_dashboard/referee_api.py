@@ -84,18 +84,19 @@ def referee_state() -> Any:
     return jsonify(ctx().live.referee_json())
 
 
-@bp.get("/api/referee/evidence/<path:name>")
+@bp.get("/api/referee/evidence/<path:path>")
 @referee_only(post=False)
-def evidence(name: str) -> Any:
-    path = ctx().evidence.path_of(name)
-    if path is None or not path.is_file():
+def evidence(path: str) -> Any:
+    file = ctx().evidence.path_of(path)
+    if file is None or not file.is_file():
         abort(404)
-    return send_file(path, mimetype="image/jpeg", max_age=3600)
+    return send_file(file, mimetype="image/jpeg", max_age=3600)
 
 
-@bp.post("/api/referee/infractions/<ident>")
+@bp.post("/api/referee/infractions/<id>")
 @referee_only(post=True)
-def decide(ident: str) -> Any:
+def decide(id: str) -> Any:  # the path parameter is named id in API.md
+    ident = id
     data = body()
     decision = data.get("decision")
     if decision not in ("confirm", "dismiss"):
