@@ -118,6 +118,8 @@ export const STRINGS = {
     "ref.forbidden": "请求被拒绝（CSRF 令牌无效），请刷新页面。",
     "ref.nothing": "请至少填写一项",
     "ref.state": "当前局面",
+    "ref.notes": "系统提示",
+    "ref.name": "裁判姓名（可选）",
   },
   en: {
     "app.title": "Chaodipi scoreboard",
@@ -233,6 +235,8 @@ export const STRINGS = {
     "ref.forbidden": "Request refused (bad CSRF token); reload the page.",
     "ref.nothing": "Fill in at least one field",
     "ref.state": "Table now",
+    "ref.notes": "System notes",
+    "ref.name": "Referee name (optional)",
   },
 };
 

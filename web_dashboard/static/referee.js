@@ -5,6 +5,7 @@
 import { cardRow, parseCardList, trumpBadge } from "./cards.js";
 import { initLang, lang, onLangChange, t } from "./i18n.js";
 import { apiPath, subscribe } from "./live.js";
+import { penaltiesToDefenders } from "./score.js";
 
 const $ = (id) => document.getElementById(id);
 const SEATS = ["N", "E", "S", "W"];
@@ -201,14 +202,19 @@ function renderConflicts() {
   for (const c of conflicts) {
     const item = document.createElement("li");
     item.className = "queue-item";
-    const { frames, evidence, frame, ...rest } = c;
-    const p = document.createElement("p");
-    p.className = "proof";
-    p.textContent = Object.entries(rest)
-      .map(([k, v]) => `${k}: ${typeof v === "object" ? JSON.stringify(v) : v}`)
-      .join("\n");
-    item.appendChild(p);
-    const pics = [].concat(evidence || [], frames || [], frame ? [frame] : []).filter((u) => typeof u === "string");
+    const h = document.createElement("h3");
+    h.textContent = [c.kind, c.seat ? seatName(c.seat) : "", c.trick ? t("trick", { n: c.trick }) : ""]
+      .filter(Boolean)
+      .join(" · ");
+    item.appendChild(h);
+    if (c.cards && c.cards.length) item.appendChild(cardRow(c.cards, { size: "sm", lang: lang() }));
+    if (c.detail) {
+      const p = document.createElement("p");
+      p.className = "proof";
+      p.textContent = c.detail;
+      item.appendChild(p);
+    }
+    const pics = (c.evidence || []).filter((u) => typeof u === "string");
     if (pics.length) {
       const ev = document.createElement("div");
       ev.className = "evidence";
@@ -222,6 +228,19 @@ function renderConflicts() {
       item.appendChild(ev);
     }
     list.appendChild(item);
+  }
+}
+
+function renderNotes() {
+  const box = $("notes");
+  if (!box) return;
+  const notes = (ref && ref.notes) || [];
+  $("notes-panel").hidden = notes.length === 0;
+  clear(box);
+  for (const n of notes.slice(-10)) {
+    const li = document.createElement("li");
+    li.textContent = String(n);
+    box.appendChild(li);
   }
 }
 
@@ -265,7 +284,10 @@ function renderMiniState() {
     const line2 = document.createElement("div");
     line2.append(`${t("declarer")} ${seatName(hand.declarer)} · ${t("trump")} `);
     line2.appendChild(trumpBadge(hand.trump, lang()));
-    line2.append(` · ${t("rules")} ${hand.rules ?? "–"} · ${t("points")} ${hand.defender_points ?? 0}`);
+    const base = hand.defender_points ?? 0;
+    const pen = penaltiesToDefenders(st);
+    const detail = pen ? `（${t("cardPoints")} ${base} · ${t("penalties")} ${pen > 0 ? "+" : ""}${pen}）` : "";
+    line2.append(` · ${t("rules")} ${hand.rules ?? "–"} · ${t("points")} ${base + pen}${detail}`);
     box.appendChild(line2);
     const trick = document.createElement("div");
     trick.className = "mini-trick";
@@ -285,6 +307,7 @@ function renderMiniState() {
 function renderReferee() {
   renderQueue();
   renderConflicts();
+  renderNotes();
   renderCorrections();
   renderMiniState();
 }

@@ -4,9 +4,9 @@
 import { cardRow, trumpBadge } from "./cards.js";
 import { initLang, lang, onLangChange, t } from "./i18n.js";
 import { serverNow, subscribe } from "./live.js";
+import { isConfirmed, isOpen, penaltiesToDefenders } from "./score.js";
 
 const SEATS = ["N", "E", "S", "W"];
-const SIDE_OF = { N: "NS", S: "NS", E: "EW", W: "EW" };
 const $ = (id) => document.getElementById(id);
 
 let state = null;
@@ -23,27 +23,6 @@ function seatName(seat) {
 
 function clear(node) {
   while (node.firstChild) node.removeChild(node.firstChild);
-}
-
-/** Points the confirmed infractions move to the defenders (+) or away from them (−). */
-export function penaltiesToDefenders(st) {
-  const hand = st.hand;
-  if (!hand || !hand.declarer_side) return 0;
-  if (hand.penalties && typeof hand.penalties.to_defenders === "number") return hand.penalties.to_defenders;
-  let total = 0;
-  for (const inf of st.infractions || []) {
-    if (!isConfirmed(inf) || !inf.penalty) continue;
-    total += SIDE_OF[inf.seat] === hand.declarer_side ? inf.penalty : -inf.penalty;
-  }
-  return total;
-}
-
-function isConfirmed(inf) {
-  return inf.status === "confirmed" || inf.status === "confirm";
-}
-
-function isOpen(inf) {
-  return inf.status === "open" || !inf.status;
 }
 
 function renderLevels(st) {
@@ -332,7 +311,7 @@ function renderCamera(st) {
   const node = $("camera");
   if (!node) return;
   const cam = st.camera;
-  if (!cam) {
+  if (!cam || (cam.fps == null && cam.last_frame_age_s == null && cam.calibration_ok == null)) {
     node.textContent = "";
     return;
   }
