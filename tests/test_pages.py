@@ -162,8 +162,8 @@ def open_live(page: Page, url: str) -> None:
 
 def sign_in(page: Page, table: Table) -> None:
     page.goto(f"{table.url}/referee")
-    page.get_by_label("PIN 码").fill(PIN)
-    page.get_by_role("button", name="登录").click()
+    page.fill("#pin", PIN)
+    page.click("form button[type=submit]")
     page.wait_for_selector("meta[name=csrf-token]", state="attached")
 
 
@@ -387,3 +387,122 @@ def test_the_overlay_is_transparent_and_shows_the_essentials(table: Table, page:
     assert page.inner_text("#defender-points") == "15"
     assert page.inner_text("#level-NS") == "5"
     assert page.locator("button, form").count() == 0
+
+
+# ------------------------------------------------------------------ cards, layout, network
+
+
+def test_card_notation_is_checked_and_drawn_in_the_page(table: Table, page: Page) -> None:
+    page.goto(table.url)
+    parsed = page.evaluate(
+        """async () => {
+          const m = await import("/static/cards.js");
+          return ["10H QS", "10h, qs", "BJ SJ", "1H", "QS QS QS", " "].map((text) => {
+            const r = m.parseCardList(text);
+            return [r.cards, r.error && r.error.en];
+          });
+        }"""
+    )
+    assert parsed[0] == [["10H", "QS"], None]
+    assert parsed[1] == [["10H", "QS"], None]
+    assert parsed[2] == [["BJ", "SJ"], None]
+    assert parsed[3][0] == [] and '"1H"' in parsed[3][1]
+    assert "QS appears 3 times" in parsed[4][1]
+    assert parsed[5][1] == "type at least one card"
+
+    drawn = page.evaluate(
+        """async () => {
+          const m = await import("/static/cards.js");
+          const svg = (c) => m.cardSVG(c);
+          return Object.fromEntries(["10H", "QS", "BJ", "SJ"].map((c) => [c, {
+            text: svg(c).textContent, label: svg(c).getAttribute("aria-label"),
+            red: svg(c).classList.contains("card-red"),
+          }]));
+        }"""
+    )
+    assert "10" in drawn["10H"]["text"] and "♥" in drawn["10H"]["text"] and drawn["10H"]["red"]
+    assert drawn["10H"]["label"] == "红桃10"
+    assert "♠" in drawn["QS"]["text"] and not drawn["QS"]["red"]
+    assert "大" in drawn["BJ"]["text"] and drawn["BJ"]["red"] and drawn["BJ"]["label"] == "大王"
+    assert "小" in drawn["SJ"]["text"] and not drawn["SJ"]["red"] and drawn["SJ"]["label"] == "小王"
+
+
+@pytest.mark.parametrize("path", ["/", "/referee"])
+def test_pages_fit_a_phone_without_sideways_scrolling(
+    table: Table, new_context: NewContext, path: str
+) -> None:
+    table.first_trick_then_lead_out_of_turn()
+    phone = new_context(viewport={"width": 360, "height": 740}).new_page()
+    if path == "/referee":
+        sign_in(phone, table)
+        phone.wait_for_selector("#queue .queue-item")
+    else:
+        phone.goto(table.url + path)
+        phone.wait_for_selector("#seat-N svg[data-card='10D']")
+    assert phone.evaluate("document.documentElement.scrollWidth") <= 360
+
+
+def test_a_projector_gets_larger_type(table: Table, new_context: NewContext) -> None:
+    sizes = {}
+    for width in (1366, 1920):
+        pg = new_context(viewport={"width": width, "height": 1080}).new_page()
+        pg.goto(table.url)
+        sizes[width] = pg.evaluate(
+            "parseFloat(getComputedStyle(document.documentElement).fontSize)"
+        )
+    assert sizes[1920] >= 1.3 * sizes[1366]
+
+
+def test_the_pages_fetch_nothing_from_anywhere_else(table: Table, page: Page) -> None:
+    table.first_trick_then_lead_out_of_turn()
+    urls: list[str] = []
+    page.on("request", lambda r: urls.append(r.url))
+    for path in ("/", "/overlay?lang=en"):
+        page.goto(table.url + path)
+        page.wait_for_selector("#seat-N svg[data-card='10D']")
+    sign_in(page, table)
+    page.wait_for_selector("#queue .queue-item")
+    assert urls and all(u.startswith(table.url) or u.startswith("data:") for u in urls), urls
+
+
+# ------------------------------------------------------------------ the referee's other tools
+
+
+def test_an_expired_referee_session_points_to_the_sign_in_page(table: Table, page: Page) -> None:
+    table.first_trick_then_lead_out_of_turn()
+    sign_in(page, table)
+    page.wait_for_selector("#queue .queue-item")
+    page.context.clear_cookies()
+    page.get_by_role("button", name="确认违例").first.click()
+    notice = page.wait_for_selector("#auth-notice:not([hidden])")
+    assert "重新登录" in notice.inner_text()
+    assert page.get_attribute("#login-link", "href") == "/referee"
+    assert "infraction_decided" not in [e.kind for e in table.store.events()]
+
+
+def test_the_contract_and_the_next_hand_entered_by_the_referee_reach_spectators(
+    table: Table, new_context: NewContext
+) -> None:
+    table.start_hand()
+    spectator = new_context().new_page()
+    open_live(spectator, table.url)
+    spectator.wait_for_selector("#declarer:text-is('北')")
+    referee = new_context().new_page()
+    sign_in(referee, table)
+
+    referee.select_option("#c-declarer", "E")
+    referee.select_option("#c-trump", "S")
+    referee.get_by_role("button", name="保存定约").click()
+    referee.wait_for_selector("#contract-msg.msg-ok")
+    spectator.wait_for_selector("#declarer:text-is('东')", timeout=1000)
+    assert "黑桃" in spectator.inner_text("#trump")
+    assert spectator.inner_text("#tag-EW").startswith("坐庄")
+
+    # starting the next hand cannot be undone: the first click only arms the button
+    next_hand = referee.locator("#next-hand")
+    next_hand.click()
+    assert "再点一次确认" in next_hand.inner_text()
+    assert "next_hand" not in [e.kind for e in table.store.events()]
+    next_hand.click()
+    referee.wait_for_selector("#flow-msg.msg-ok")
+    spectator.wait_for_selector("#hand-no:text-is('第 2 副')", timeout=1000)

@@ -4,6 +4,7 @@
 
 const POLL_MS = 700;
 const SSE_RETRY_MS = 10000;
+const SAFETY_POLL_MS = 30000; // a stream a proxy holds back would otherwise go stale unseen
 
 /** Path under the app's root (the server may be mounted below "/"). */
 export function apiPath(path) {
@@ -109,11 +110,15 @@ export function subscribe({ onState, onStatus = () => {} }) {
   setStatus("connecting");
   poll();
   openStream();
+  const safety = window.setInterval(() => {
+    if (status === "live") poll();
+  }, SAFETY_POLL_MS);
 
   return {
     stop() {
       stopped = true;
       stopPolling();
+      window.clearInterval(safety);
       if (source) source.close();
       if (retryTimer !== null) window.clearTimeout(retryTimer);
     },

@@ -164,14 +164,29 @@ function renderClocks() {
       continue;
     }
     const elapsed = Math.max(0, serverNow() - clock.since);
+    if (typeof clock.limit_s !== "number") {
+      // a profile without a play clock: show the time taken, never "over"
+      node.textContent = t("clock.used", { s: Math.floor(elapsed) });
+      node.className = "clock clock-running";
+      box.classList.remove("over-time");
+      continue;
+    }
     const left = clock.limit_s - elapsed;
     const over = Boolean(clock.over) || left < 0;
-    const prefix = clock.limit_s >= 60 ? `${t("clock.kitty")} · ` : "";
+    const prefix = isKittyClock(clock) ? `${t("clock.kitty")} · ` : "";
     node.textContent =
       prefix + (over ? t("clock.over", { s: Math.floor(-left) }) : t("clock.left", { s: Math.ceil(left) }));
     node.className = over ? "clock clock-over" : left <= 5 ? "clock clock-low" : "clock clock-running";
     box.classList.toggle("over-time", over);
   }
+}
+
+/** The 60 s clock for burying the kitty: before the first play of the hand. */
+function isKittyClock(clock) {
+  if (clock.phase) return clock.phase === "kitty";
+  const hand = state.hand;
+  const noPlays = !(hand.tricks || []).length && !((hand.current_trick || {}).plays || []).length;
+  return clock.limit_s >= 60 && noPlays;
 }
 
 function infractionLine(inf) {
