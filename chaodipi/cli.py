@@ -1,4 +1,4 @@
-"""The ``chaodipi`` command: audit, simulate, demo and profiles.
+"""The ``chaodipi`` command: audit, simulate, demo, profiles, the vision commands and ``run``.
 
 Every bad input ends in one line on stderr naming the problem and the fix, and exit status 2;
 a well-formed record exits 0 whatever infractions it holds.
@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from chaodipi.replay import add_replay_parser
+from chaodipi.service import add_run_parser
 from engine.audit import audit
 from engine.profiles import (
     KNOB_DOCS,
@@ -171,6 +172,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_calibrate_parser(sub)
     add_render_parser(sub)
     add_replay_parser(sub)
+    add_run_parser(sub)
     return parser
 
 

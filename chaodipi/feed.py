@@ -13,7 +13,8 @@ Resuming after a restart works like the camera: the source looks at the folded h
 from the first event not yet logged (the hand's ``camera_events``); before that it shows again
 the plays still on the table, as a camera would see them, and the sink drops those repeats.
 Several records are several hands: when one is played out the source moves the table to the
-next hand (``next_hand`` as ``system``, see :func:`chaodipi.actions.advance_hand`).
+next hand (``next_hand`` as ``system``, see :func:`chaodipi.actions.advance_hand`), with the
+next record's contract.
 """
 
 from __future__ import annotations
@@ -24,7 +25,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from chaodipi.hand_fold import HandFold
+from chaodipi.actions import advance_hand
+from chaodipi.live import LiveTable
+from chaodipi.sink import CameraSink
 
 Camera = tuple[str, dict[str, Any]]
 
@@ -100,7 +103,7 @@ def on_table(events: Sequence[tuple[float, Camera]], done: int) -> list[Camera]:
 
 
 class FeedSource:
-    """Plays records through a sink in a thread-friendly loop (see the module docstring)."""
+    """Plays records through a sink (see the module docstring); :meth:`run` in a thread."""
 
     def __init__(
         self,
@@ -108,6 +111,7 @@ class FeedSource:
         *,
         speed: float = 1.0,
         epoch: float | None = None,
+        max_gap_s: float = 2.0,
     ) -> None:
         if not records:
             raise FeedError("give at least one feed record")
@@ -116,11 +120,33 @@ class FeedSource:
         self.records = list(records)
         self.speed = speed
         self.epoch = epoch
-        self.finished = threading.Event()
+        self.max_gap_s = max_gap_s
+        self.done = threading.Event()
 
-    def hand_index(self, first_hand: int, hand: HandFold) -> int:
-        return hand.number - first_hand
-
-    def events_for(self, index: int, hand: HandFold) -> list[tuple[float, Camera]]:
-        epoch = self.epoch if self.epoch is not None else hand.started_t
-        return record_events(self.records[index], epoch)
+    def run(self, live: LiveTable, sink: CameraSink, stop: threading.Event) -> None:
+        """Send every event not yet logged, hand after hand, until done or ``stop``."""
+        shown_again = False
+        while not stop.is_set():
+            with live.locked() as state:
+                hand = state.hand
+                index = hand.number - state.hands[0].number
+                done = hand.camera_events
+                epoch = self.epoch if self.epoch is not None else hand.started_t
+            if index >= len(self.records):
+                break
+            events = record_events(self.records[index], epoch)
+            if not shown_again:  # a restart: the camera sees what still lies on the table
+                for kind, data in on_table(events, done):
+                    sink.emit(kind, data)
+                shown_again = True
+            previous = events[done - 1][0] if done else 0.0
+            for t, (kind, data) in events[done:]:
+                if stop.wait(min(self.max_gap_s, max(0.0, t - previous)) / self.speed):
+                    return
+                previous = t
+                sink.emit(kind, data)
+            if index + 1 < len(self.records):
+                advance_hand(live, "system", contract_of(self.records[index + 1]))
+            else:
+                break
+        self.done.set()

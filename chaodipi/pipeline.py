@@ -30,7 +30,8 @@ This module owns the wiring of one table's vision into the engine, frame by fram
    that CPU at the cost of timing.
 4. *events*: the tracker's plays are held ``reorder_s`` and released in landing order (two
    plays accepted out of order must not make an out-of-turn play), every event goes to the
-   optional :class:`vision.events.EventLog` and to the :class:`vision.game_feed.GameFeed`,
+   optional :class:`vision.events.EventLog`, to the optional ``on_event`` hook (the table
+   service's :class:`chaodipi.sink.CameraSink`) and to the :class:`vision.game_feed.GameFeed`,
    whose recognition conflicts are logged too; :meth:`TablePipeline.audit` is the engine's
    audit of the hand so far.
 
@@ -43,7 +44,7 @@ defaults. Per-stage wall time is accumulated in :attr:`TablePipeline.timings` fo
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -248,6 +249,7 @@ class TablePipeline:
         reorder_s: float = 1.5,
         drift_check_s: float = 30.0,
         calibrate_within_s: float = 5.0,
+        on_event: Callable[[dict[str, Any]], object] | None = None,
     ) -> None:
         if not decision_fps > 0:
             raise PipelineError(f"decision fps must be > 0 (got {decision_fps}): use e.g. 4")
@@ -285,6 +287,7 @@ class TablePipeline:
         self.timings = StageTimes()
         self.events: list[dict[str, Any]] = []  # every event released, as JSON with seq
         self._log = EventLog(event_log) if event_log is not None else None
+        self._on_event = on_event
         self._seq = 0
         self._gate: MotionGate | None = None
         self._next_decision: float | None = None
@@ -492,3 +495,5 @@ class TablePipeline:
             self._seq += 1
             line = {"seq": self._seq, **event.to_json()}
         self.events.append(line)
+        if self._on_event is not None:
+            self._on_event(line)
