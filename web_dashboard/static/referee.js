@@ -286,7 +286,8 @@ function renderMiniState() {
     line2.appendChild(trumpBadge(hand.trump, lang()));
     const base = hand.defender_points ?? 0;
     const pen = penaltiesToDefenders(st);
-    const detail = pen ? `（${t("cardPoints")} ${base} · ${t("penalties")} ${pen > 0 ? "+" : ""}${pen}）` : "";
+    const [open, close] = lang() === "en" ? [" (", ")"] : ["（", "）"];
+    const detail = pen ? `${open}${t("cardPoints")} ${base} · ${t("penalties")} ${pen > 0 ? "+" : ""}${pen}${close}` : "";
     line2.append(` · ${t("rules")} ${hand.rules ?? "–"} · ${t("points")} ${base + pen}${detail}`);
     box.appendChild(line2);
     const trick = document.createElement("div");
