@@ -49,7 +49,7 @@ def serve(store: EventStore, config: TableConfig) -> Iterator[str]:
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     try:
-        yield f"http://127.0.0.1:{server.effective_port}"  # type: ignore[union-attr]
+        yield f"http://127.0.0.1:{server.effective_port}"
     finally:
         store.close()
         server.close()
