@@ -57,14 +57,16 @@ class Table:
     def append(self, kind: str, data: dict[str, Any], actor: str = "camera") -> int:
         return self.store.append(kind, data, actor)
 
-    def start_hand(self, *, declarer: str = "N", trump: str = "H") -> None:
+    def start_hand(
+        self, *, declarer: str = "N", trump: str = "H", levels: dict[str, str] | None = None
+    ) -> None:
         self.append(
             "hand_started",
             {
                 "hand": 1,
                 "rules": "XX",
                 "rule_overrides": {},
-                "levels": {"NS": "5", "EW": "3"},
+                "levels": levels or {"NS": "5", "EW": "3"},
                 "declarer": declarer,
                 "trump": trump,
             },
@@ -94,6 +96,18 @@ class Table:
             self.play(seat, [card], T0 + 2 * i)
         self.clear_trick(T0 + 9)
         self.play("N", ["10D"], T0 + 10)
+
+    def whole_simulated_hand(self, seed: int) -> None:
+        """A legal simulated hand (rules XX), kitty shown, every trick played and cleared."""
+        from engine.simulate import simulate_hand
+
+        record, _truth = simulate_hand("XX", seed)
+        self.start_hand(declarer=record["declarer"], trump=record["trump"], levels=record["levels"])
+        self.append("kitty", {"cards": record["kitty"], "t": T0, "frame": ""})
+        for trick in record["tricks"]:
+            for p in trick["plays"]:
+                self.play(p["seat"], p["cards"], T0 + p["t"])
+            self.clear_trick(T0 + trick["plays"][-1]["t"] + 1)
 
     def state(self) -> dict[str, Any]:
         from urllib.request import urlopen
@@ -230,6 +244,24 @@ def test_the_scoreboard_shows_contract_points_clock_history_and_chart(
     banner = page.inner_text("#infractions")
     assert "待裁定" in banner and "北" in banner and "未按顺序出牌" in banner
     assert page.query_selector("#infractions .inf-confirmed") is None
+
+
+def test_a_finished_hand_keeps_its_last_trick_on_the_table_and_explains_the_result(
+    table: Table, page: Page
+) -> None:
+    table.whole_simulated_hand(seed=2)  # the defenders take 150 + the kitty 20 × 2
+    page.goto(table.url)
+    result = page.wait_for_selector("#result-line:not([hidden])")
+    assert "本副结果" in result.inner_text() and "台下方得分 190" in result.inner_text()
+    assert "defenders" not in result.inner_text()
+    assert page.inner_text("#felt-centre") == "本副结束"
+    assert page.locator("#felt .seat-cards svg").count() >= 4
+    assert "×2" in page.inner_text("#kitty-line")
+    assert len(page.query_selector_all("#history > li")) == table.state()["hand"]["trick"]
+
+    page.get_by_role("button", name="Switch to English").click()
+    assert "defenders 190 = table 150 + kitty 20×2" in page.inner_text("#result-line")
+    assert "台下方" not in page.inner_text("#result-line")
 
 
 # ------------------------------------------------------------------ the referee

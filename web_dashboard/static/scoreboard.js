@@ -93,7 +93,7 @@ function renderPoints(st) {
     clear(kitty);
     if (k) {
       const label = document.createElement("span");
-      label.textContent = `${t("kitty")}：`;
+      label.textContent = `${t("kitty")}${lang() === "en" ? ": " : "："}`;
       kitty.appendChild(label);
       if (k.cards && k.cards.length) kitty.appendChild(cardRow(k.cards, { size: "sm", lang: lang() }));
       else kitty.append(t("kitty.unknown"));
@@ -104,7 +104,9 @@ function renderPoints(st) {
 
 function renderTrick(st) {
   const hand = st.hand || {};
-  const trick = hand.current_trick || null;
+  // after the last trick the table still shows it
+  const last = (hand.tricks || [])[(hand.tricks || []).length - 1];
+  const trick = hand.current_trick || (hand.finished && last ? { ...last, to_play: null } : null);
   const plays = new Map();
   for (const p of (trick && trick.plays) || []) plays.set(p.seat, p);
   for (const seat of SEATS) {
@@ -136,18 +138,26 @@ function renderTrick(st) {
     res.hidden = !r;
     if (r) {
       const lines = Array.isArray(r.explanation) ? r.explanation : [];
-      const pick = lines.map((l) => pickLang(String(l))).join("；");
-      res.textContent = `${t("result")}：${pick || JSON.stringify(r)}`;
+      const pick = lines.map((l) => pickLang(String(l))).join(lang() === "en" ? "; " : "；");
+      res.textContent = `${t("result")}${lang() === "en" ? ": " : "："}${pick || JSON.stringify(r)}`;
     }
   }
   renderClocks();
 }
 
 /** The engine writes "中文 (English)"; show the part in the page language. */
-function pickLang(line) {
-  const m = line.match(/^(.*?)\s*\((.*)\)\s*$/);
-  if (!m) return line;
-  return lang() === "en" ? m[2] : m[1];
+export function pickLang(line, language = lang()) {
+  const text = line.trim();
+  if (!text.endsWith(")")) return text;
+  let depth = 0;
+  for (let i = text.length - 1; i >= 0; i--) {
+    if (text[i] === ")") depth++;
+    else if (text[i] === "(" && --depth === 0) {
+      if (i === 0) return text;
+      return language === "en" ? text.slice(i + 1, -1) : text.slice(0, i).trim();
+    }
+  }
+  return text;
 }
 
 /** Each seat's play clock from hand.clock, against the server's clock; red and 超时 when over. */
