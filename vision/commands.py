@@ -54,7 +54,14 @@ def _detector(args: argparse.Namespace) -> CardDetector:
         Path(args.model) if args.model else DEFAULT_MODEL,
         threads=args.threads,
         conf=getattr(args, "conf", 0.25),
+        classifier_path=_classifier_choice(getattr(args, "classifier", "auto")),
     )
+
+
+def _classifier_choice(value: str) -> Path | str | None:
+    if value == "auto":
+        return "auto"
+    return None if value.lower() == "none" else Path(value)
 
 
 def cmd_detect(args: argparse.Namespace) -> int:
@@ -146,6 +153,12 @@ def cmd_eval(args: argparse.Namespace) -> int:
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--model", metavar="FILE.onnx", help="detector model (default models/card_detector.onnx)"
+    )
+    p.add_argument(
+        "--classifier",
+        metavar="FILE.onnx|none",
+        default="auto",
+        help="corner-index classifier (default: card_classifier.onnx beside the model, if any)",
     )
     p.add_argument("--threads", type=int, default=1, help="onnxruntime threads (default 1)")
     p.add_argument("--conf", type=float, default=0.25, help="raw score threshold (0.25)")

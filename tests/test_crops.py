@@ -1,0 +1,45 @@
+"""Corner-index crops: one geometry for the classifier's training data and its runtime."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vision.crops import CLASSIFIER_NAMES, CROP_SIZE, NONE_CLASS, crop, scene_crops
+
+
+def _marked_image() -> np.ndarray:
+    image = np.zeros((400, 600, 3), np.uint8)
+    image[100:140, 200:230] = 255  # a 30 × 40 white "index"
+    return image
+
+
+def test_a_crop_is_square_centred_on_the_box_with_a_margin() -> None:
+    patch = crop(_marked_image(), (200, 100, 230, 140))
+    assert patch.shape == (CROP_SIZE, CROP_SIZE, 3)
+    white = np.argwhere(patch[:, :, 0] > 128)
+    (y0, x0), (y1, x1) = white.min(0), white.max(0)
+    # The long side (40 px) fills 1/1.3 of the crop, centred.
+    assert abs((y1 - y0 + 1) - CROP_SIZE / 1.3) <= 2
+    assert abs((y0 + y1) / 2 - (CROP_SIZE - 1) / 2) <= 1.5
+    assert abs((x0 + x1) / 2 - (CROP_SIZE - 1) / 2) <= 1.5
+
+
+def test_big_boxes_are_area_averaged_to_the_same_geometry() -> None:
+    image = np.zeros((2000, 2000, 3), np.uint8)
+    image[500:900, 600:900] = 255  # 300 × 400: shrunk more than 2× into the crop
+    small = crop(image, (600, 500, 900, 900))
+    white = np.argwhere(small[:, :, 0] > 128)
+    assert abs((white[:, 0].max() - white[:, 0].min() + 1) - CROP_SIZE / 1.3) <= 2
+
+
+def test_a_box_at_the_image_edge_is_padded_not_an_error() -> None:
+    patch = crop(_marked_image(), (-20, -30, 10, 10))
+    assert patch.shape == (CROP_SIZE, CROP_SIZE, 3)
+
+
+def test_scene_crops_label_every_box_and_add_none_crops() -> None:
+    rng = np.random.default_rng(0)
+    boxes = [(CLASSIFIER_NAMES.index("10H"), 200.0, 100.0, 230.0, 140.0)]
+    labels = [label for label, _ in scene_crops(rng, _marked_image(), boxes, 2, 3)]
+    assert labels.count("10H") == 2
+    assert labels.count(NONE_CLASS) == 3
