@@ -16,7 +16,14 @@ from pathlib import Path
 import numpy as np
 
 from vision.crops import CLASSIFIER_NAMES, CROP_SIZE, NONE_CLASS, Box, crop
-from vision.detector import REPO_ROOT, ModelError, open_session, read_metadata_names, to_blob
+from vision.detector import (
+    REPO_ROOT,
+    ModelError,
+    open_session,
+    read_metadata_imgsz,
+    read_metadata_names,
+    to_blob,
+)
 
 DEFAULT_CLASSIFIER = REPO_ROOT / "models" / "card_classifier.onnx"
 MAX_BATCH = 64
@@ -39,7 +46,7 @@ class CardClassifier:
         model_input = self.session.get_inputs()[0]
         self.input_name = model_input.name
         side = model_input.shape[2]
-        self.size = side if isinstance(side, int) else CROP_SIZE
+        self.size = side if isinstance(side, int) else read_metadata_imgsz(meta) or CROP_SIZE
         self.names = read_metadata_names(meta) or CLASSIFIER_NAMES
         unknown = set(self.names) - set(CLASSIFIER_NAMES)
         if unknown or NONE_CLASS not in self.names:

@@ -50,6 +50,11 @@ def add_train_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser
         default="yolo11n.yaml",
         help="a .pt of ours to continue from (e.g. models/baseline/last.pt), or a model YAML",
     )
+    p.add_argument(
+        "--single-class",
+        action="store_true",
+        help="train a localiser (one class: corner index); the classifier reads identities",
+    )
     p.set_defaults(func=run_train)
     return p
 
@@ -70,6 +75,7 @@ def run_train(args: argparse.Namespace) -> int:
         resume=not args.fresh,
         hours=args.hours,
         model_yaml=args.start_from,
+        single_class=args.single_class,
     )
     print(f"trained {result.epochs} epochs in {result.seconds:.0f} s: {result.best_weights}")
     print(f"ONNX model: {result.onnx_path}")

@@ -123,8 +123,9 @@ def _jittered_crop(rng: np.random.Generator, image: np.ndarray, box: Box) -> np.
 
 def _blur_down(rng: np.random.Generator, patch: np.ndarray) -> np.ndarray:
     """Sometimes lose resolution: a far camera or a soft lens shows the index with few pixels."""
-    if rng.random() < 0.35:
-        low = int(rng.integers(14, CROP_SIZE))
+    if rng.random() < 0.3:
+        # Not below ~28 px: smaller, a suit glyph is a few pixels and the label would be a guess.
+        low = int(rng.integers(28, CROP_SIZE))
         patch = cv2.resize(patch, (low, low), interpolation=cv2.INTER_AREA)
         patch = cv2.resize(patch, (CROP_SIZE, CROP_SIZE), interpolation=cv2.INTER_LINEAR)
     return patch

@@ -396,7 +396,7 @@ def read_metadata_names(meta: dict[str, str]) -> tuple[str, ...] | None:
     return None
 
 
-def _read_imgsz(meta: dict[str, str]) -> int | None:
+def read_metadata_imgsz(meta: dict[str, str]) -> int | None:
     try:
         value = ast.literal_eval(meta.get("imgsz", ""))
     except (ValueError, SyntaxError):
@@ -452,7 +452,7 @@ class CardDetector:
                 raise ModelError(f"model file {shown} takes {w}×{h} inputs: export it square")
             self.size = h
         else:
-            self.size = _read_imgsz(meta) or 640
+            self.size = read_metadata_imgsz(meta) or 640
         self.dynamic_batch = not isinstance(shape[0], int)
         self.names = read_metadata_names(meta) or CLASS_NAMES
         out_shape = self.session.get_outputs()[0].shape
@@ -474,6 +474,11 @@ class CardDetector:
             from vision.classifier import CardClassifier
 
             self.classifier = CardClassifier(Path(path), threads=self.threads)
+        elif len(self.names) == 1:
+            raise ModelError(
+                f"model file {shown} is a localiser (one class): put card_classifier.onnx "
+                "beside it or pass the classifier's path"
+            )
 
     # ---------------------------------------------------------------- inference
 

@@ -118,8 +118,12 @@ def train(
     fraction: float = 1.0,
     workers: int = 0,
     hours: float | None = None,
+    single_class: bool = False,
 ) -> TrainResult:
     """Train (or resume) a detector on the YOLO dataset ``data`` and export it to ONNX.
+
+    ``single_class`` trains a *localiser* (one class, "corner index"; ``vision.classifier``
+    reads the identity): the box layers carry over from a ``.pt`` start, the class head is new.
 
     ``hours`` bounds the run by wall-clock time instead of ``epochs`` (ultralytics fits its
     learning-rate schedule to the time), which keeps a run inside a session's budget.
@@ -134,6 +138,7 @@ def train(
         "batch": batch,
         "fraction": fraction,
         "workers": workers,
+        "single_cls": single_class,
         **OPTIMIZER,
         **AUGMENT,
     }
