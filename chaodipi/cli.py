@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from chaodipi.doctor import add_doctor_parser
 from chaodipi.replay import add_replay_parser
 from chaodipi.service import add_run_parser
 from engine.audit import audit
@@ -173,6 +174,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_render_parser(sub)
     add_replay_parser(sub)
     add_run_parser(sub)
+    add_doctor_parser(sub)
     return parser
 
 

@@ -33,6 +33,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
+from chaodipi import sdnotify
 from chaodipi.actions import start_table
 from chaodipi.config import ConfigError, TableConfig, default_config, load_config
 from chaodipi.evidence import Evidence
@@ -75,6 +76,7 @@ class TableService:
         self._threads: list[threading.Thread] = []
         self._server: Any = None
         self._runner: Callable[[threading.Event], None] | None = None
+        self._camera_loop: Any = None
 
     # ----- starting ----------------------------------------------------------------------
     def prepare(self) -> str:
@@ -90,7 +92,8 @@ class TableService:
             feed = self.feed
             self._runner = lambda stop: feed.run(self.live, self.sink, stop)
         else:
-            self._runner = self._camera(contract).run
+            self._camera_loop = self._camera(contract)
+            self._runner = self._camera_loop.run
         what = "resumed" if resumed else "started"
         return f"{what} {self.store.path} at seq {seq}, hand {hand}"
 
@@ -131,6 +134,14 @@ class TableService:
         source.start()
         self._threads = [source, web]
         return str(self._server.effective_host), int(self._server.effective_port)
+
+    def source_alive(self) -> bool:
+        """Whether the source works: its thread runs, or it ended without a camera error (a
+        finished file or feed). The systemd watchdog is pinged only then."""
+        if not self._threads:
+            return False
+        loop_error = getattr(self._camera_loop, "error", None)
+        return self._threads[0].is_alive() or loop_error is None
 
     # ----- stopping ----------------------------------------------------------------------
     def stop(self) -> None:
@@ -180,8 +191,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         warning = "no referee PIN set ([web] referee_pin): the console is locked"
         print(f"chaodipi run: {warning}", file=sys.stderr)
     print(f"chaodipi run: {message}; serving http://{host}:{port}", flush=True)
+    watchdog = sdnotify.Watchdog()  # systemd's WatchdogSec=; a no-op outside systemd
+    sdnotify.ready(f"serving http://{host}:{port}")
     while not stopping.wait(0.5):
-        pass
+        watchdog.tick(service.source_alive())
+    sdnotify.stopping("closing the event log")
     service.stop()
     print("chaodipi run: stopped, log closed", flush=True)
     return 0
