@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from chaodipi.doctor import add_doctor_parser
+from chaodipi.hub import add_hub_parser
 from chaodipi.replay import add_replay_parser
 from chaodipi.service import add_run_parser
 from engine.audit import audit
@@ -174,6 +175,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_render_parser(sub)
     add_replay_parser(sub)
     add_run_parser(sub)
+    add_hub_parser(sub)
     add_doctor_parser(sub)
     return parser
 

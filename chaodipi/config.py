@@ -19,6 +19,8 @@ from typing import Any
 
 import numpy as np
 
+from chaodipi.mqtt_link import LinkError, MqttConfig, check_name, parse_mqtt
+
 CORNERS: tuple[str, ...] = ("NW", "NE", "SE", "SW")
 METHODS: tuple[str, ...] = ("aruco", "manual")
 EXAMPLE = "deploy/table.example.toml"
@@ -123,6 +125,7 @@ class TableConfig:
     calibration: Calibration | None = None
     web: WebConfig = field(default_factory=WebConfig)
     service: ServiceConfig = field(default_factory=ServiceConfig)
+    mqtt: MqttConfig | None = None  # [mqtt]: stream the log to the hub (chaodipi.outbox)
 
 
 def default_config() -> TableConfig:
@@ -312,8 +315,8 @@ def _calibration(path: Path, data: Mapping[str, Any], geo: TableGeometry) -> Cal
 def parse_config(data: Mapping[str, Any], path: Path) -> TableConfig:
     """A validated :class:`TableConfig` from parsed TOML; ``path`` is named in errors."""
     top = ("table_id", "rules", "source", "model", "table", "zones", "calibration", "web")
-    _check_keys(path, "", data, (*top, "service"))
-    for section in ("table", "zones", "calibration", "web", "service"):
+    _check_keys(path, "", data, (*top, "service", "mqtt"))
+    for section in ("table", "zones", "calibration", "web", "service", "mqtt"):
         if section in data and not isinstance(data[section], dict):
             raise _err(path, section, "must be a table", f"write it as a [{section}] section")
     d = default_config()
@@ -324,8 +327,17 @@ def parse_config(data: Mapping[str, Any], path: Path) -> TableConfig:
         raise _err(path, "rules", f"{rules!r} is not a profile", f"use {', '.join(PROFILE_NAMES)}")
     geo = _geometry(path, data.get("table", {}))
     cal = data.get("calibration")
+    table_id = _string(path, "table_id", data.get("table_id", d.table_id))
+    mqtt = None
+    if "mqtt" in data:
+        try:
+            mqtt = parse_mqtt(path, data["mqtt"])
+            check_name("table_id", table_id)
+        except LinkError as e:
+            message = str(e) if str(e).startswith(str(path)) else f"{path}: {e}"
+            raise ConfigError(message) from None
     return TableConfig(
-        table_id=_string(path, "table_id", data.get("table_id", d.table_id)),
+        table_id=table_id,
         rules=rules,
         source=_string(path, "source", data.get("source", d.source)),
         model=_string(path, "model", data.get("model", d.model)),
@@ -334,6 +346,7 @@ def parse_config(data: Mapping[str, Any], path: Path) -> TableConfig:
         calibration=None if cal is None else _calibration(path, cal, geo),
         web=_web(path, data.get("web", {})),
         service=_service(path, data.get("service", {})),
+        mqtt=mqtt,
     )
 
 
@@ -390,6 +403,8 @@ def dumps_config(cfg: TableConfig) -> str:
     lines = [f"{k} = {_value(getattr(cfg, k))}" for k in ("table_id", "rules", "source", "model")]
     lines += ["", *_section("table", cfg.table), "", *_section("zones", cfg.zones)]
     lines += ["", *_section("web", cfg.web), "", *_section("service", cfg.service)]
+    if cfg.mqtt is not None:
+        lines += ["", *_section("mqtt", cfg.mqtt)]
     if cfg.calibration is not None:
         lines += ["", *_calibration_lines(cfg.calibration)]
     return "\n".join(lines) + "\n"

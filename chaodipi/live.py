@@ -16,14 +16,14 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from chaodipi.store import EventStore
+from chaodipi.store import EventLog
 from chaodipi.table_state import TableState
 
 
 class LiveTable:
     """A store and its folded state (see the module docstring)."""
 
-    def __init__(self, store: EventStore, table: str = "table-1", rules: str = "XX") -> None:
+    def __init__(self, store: EventLog, table: str = "table-1", rules: str = "XX") -> None:
         self.store = store
         self._state = TableState(table, rules)
         self._lock = threading.RLock()

@@ -76,6 +76,7 @@ class TableService:
         self._threads: list[threading.Thread] = []
         self._server: Any = None
         self._runner: Callable[[threading.Event], None] | None = None
+        self.outbox: Any = None  # chaodipi.outbox.Outbox when the config has [mqtt]
         self._camera_loop: Any = None
 
     # ----- starting ----------------------------------------------------------------------
@@ -133,6 +134,12 @@ class TableService:
         source = threading.Thread(target=self._runner, args=(self.stop_event,), name="source")
         source.start()
         self._threads = [source, web]
+        if self.config.mqtt is not None:
+            from chaodipi.outbox import Outbox
+
+            health = lambda: self.live.public_json()["camera"]  # noqa: E731
+            self.outbox = Outbox(self.store, self.config.table_id, self.config.mqtt, health=health)
+            self.outbox.start()
         return str(self._server.effective_host), int(self._server.effective_port)
 
     def source_alive(self) -> bool:
@@ -149,6 +156,8 @@ class TableService:
         self.stop_event.set()
         for th in self._threads[:1]:
             th.join(timeout=10)
+        if self.outbox is not None:
+            self.outbox.stop()
         self.store.close()  # live streams see it closed and end
         if self._server is not None:
             self._server.task_dispatcher.shutdown(timeout=3)

@@ -30,7 +30,7 @@ import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 CAMERA_KINDS: tuple[str, ...] = (
     "play",
@@ -98,6 +98,29 @@ def check_actor(actor: str | None) -> None:
         return
     if not (actor.startswith("referee:") and len(actor) > len("referee:")):
         raise StoreError(f"actor {actor!r} unknown: use camera, system or referee:<name>")
+
+
+class EventLog(Protocol):
+    """What readers of a log need (:class:`EventStore`, or the hub's delayed view of one)."""
+
+    @property
+    def data_dir(self) -> Path: ...
+
+    @property
+    def last_seq(self) -> int: ...
+
+    @property
+    def closed(self) -> bool: ...
+
+    def events(self, since: int = 0, limit: int | None = None) -> list[StoredEvent]: ...
+
+    def wait(self, after: int, timeout: float) -> int: ...
+
+    def append(self, kind: str, data: Mapping[str, Any], actor: str | None = None) -> int: ...
+
+    def append_many(
+        self, events: Iterable[tuple[str, Mapping[str, Any], str | None]]
+    ) -> list[int]: ...
 
 
 class EventStore:
@@ -190,6 +213,43 @@ class EventStore:
             self._last = seqs[-1]
             self._changed.notify_all()
         return seqs
+
+    def append_copies(self, events: Iterable[StoredEvent]) -> int:
+        """Append events copied from another table's log (the hub's replica), keeping their
+        ``seq`` and ``t``; they must continue this log exactly (``seq`` = last + 1, …), all in
+        one transaction. Returns the new last ``seq``."""
+        rows: list[tuple[int, float, str, str | None, str]] = []
+        for ev in events:
+            if ev.kind not in KINDS:
+                raise StoreError(f"event kind {ev.kind!r} unknown: use one of {', '.join(KINDS)}")
+            check_actor(ev.actor)
+            text = json.dumps(ev.data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+            rows.append((ev.seq, float(ev.t), ev.kind, ev.actor, text))
+        if not rows:
+            return self._last
+        with self._changed:
+            if self._closed:
+                raise StoreError(f"the event log {self.path} is closed")
+            expected = self._last + 1
+            seqs = [r[0] for r in rows]
+            if seqs != list(range(expected, expected + len(rows))):
+                raise StoreError(
+                    f"copied events {seqs[0]}…{seqs[-1]} do not continue {self.path} at "
+                    f"seq {expected}: send them in order from there"
+                )
+            db = self._db
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                db.executemany(
+                    "INSERT INTO events (seq, t, kind, actor, data) VALUES (?, ?, ?, ?, ?)", rows
+                )
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            self._last = seqs[-1]
+            self._changed.notify_all()
+        return self._last
 
     # ----- reading ---------------------------------------------------------------------
     def events(self, since: int = 0, limit: int | None = None) -> list[StoredEvent]:

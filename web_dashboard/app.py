@@ -44,9 +44,32 @@ def create_app(
     heartbeat_s: float = 15.0,
 ) -> Flask:
     """The web app of the table whose log is ``store`` (``live`` shares an existing view)."""
+    app = table_app(
+        live or LiveTable(store, config.table_id, config.rules),
+        config,
+        secret_key(store.data_dir),
+        heartbeat_s=heartbeat_s,
+    )
+    app.register_blueprint(referee_api.bp)
+    add_pages(app)
+    return app
+
+
+def create_spectator_app(
+    live: LiveTable, config: TableConfig, key: bytes, *, heartbeat_s: float = 15.0
+) -> Flask:
+    """A table's spectator side only (scoreboard, overlay, public API): what the hub serves
+    for each table at ``/t/<table>/``, over its delayed copy of the table's log."""
+    app = table_app(live, config, key, heartbeat_s=heartbeat_s)
+    add_spectator_pages(app)
+    return app
+
+
+def table_app(live: LiveTable, config: TableConfig, key: bytes, *, heartbeat_s: float) -> Flask:
+    """A Flask app for one table with its context and the public API, without pages."""
     app = Flask(__name__)
     app.config.update(
-        SECRET_KEY=secret_key(store.data_dir),
+        SECRET_KEY=key,
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Strict",
         SESSION_COOKIE_NAME=f"chaodipi_{config.table_id}",
@@ -54,20 +77,19 @@ def create_app(
         JSON_AS_ASCII=False,
     )
     app.json.ensure_ascii = False  # type: ignore[attr-defined]
+    data_dir = live.store.data_dir
     app.extensions["chaodipi"] = TableContext(
-        live=live or LiveTable(store, config.table_id, config.rules),
+        live=live,
         config=config,
-        evidence=Evidence(store.data_dir, config.service.evidence_cap_mb * 1024 * 1024),
+        evidence=Evidence(data_dir, config.service.evidence_cap_mb * 1024 * 1024),
         limiter=LoginLimiter(),
         heartbeat_s=heartbeat_s,
     )
     app.register_blueprint(api.bp)
-    app.register_blueprint(referee_api.bp)
-    add_pages(app)
     return app
 
 
-def add_pages(app: Flask) -> None:
+def add_spectator_pages(app: Flask) -> None:
     @app.get("/")
     def scoreboard() -> Any:
         return render_template("scoreboard.html", table=ctx().config.table_id)
@@ -75,6 +97,10 @@ def add_pages(app: Flask) -> None:
     @app.get("/overlay")
     def overlay() -> Any:
         return render_template("overlay.html", table=ctx().config.table_id)
+
+
+def add_pages(app: Flask) -> None:
+    add_spectator_pages(app)
 
     @app.get("/referee")
     def referee() -> Any:

@@ -1,0 +1,129 @@
+// Venue overview on the hub: every table at a glance (levels, hand, points, infractions,
+// camera health), polled from the page's data-api (the spectators' delayed view, or the
+// organisers' live one). Each card links to the table's scoreboard on the hub.
+
+import { trumpBadge } from "./cards.js";
+import { initLang, lang, onLangChange, t } from "./i18n.js";
+
+const POLL_MS = 1000;
+const root = document.getElementById("overview");
+const conn = document.getElementById("conn");
+let last = null;
+
+function el(tag, cls, text) {
+  const node = document.createElement(tag);
+  if (cls) node.className = cls;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+function setStatus(status) {
+  conn.dataset.status = status;
+  conn.className = `conn conn-${status}`;
+  conn.textContent = t(`conn.${status}`);
+}
+
+function fmt(x, digits = 1) {
+  return typeof x === "number" ? x.toFixed(digits) : "–";
+}
+
+function cameraLine(cam) {
+  const parts = [];
+  if (cam.fps === null && cam.last_frame_age_s === null && cam.cpu_temp_c === null) {
+    return [el("span", "muted", t("hub.noCamera"))];
+  }
+  if (cam.fps !== null) parts.push(el("span", "cam-fps", t("camera.fps", { fps: fmt(cam.fps) })));
+  if (cam.last_frame_age_s !== null) {
+    const stale = cam.last_frame_age_s > 5;
+    parts.push(el("span", stale ? "cam-bad" : "cam-age", t("hub.frameAge", { s: fmt(cam.last_frame_age_s) })));
+  }
+  if (cam.cpu_temp_c !== null) {
+    parts.push(el("span", cam.cpu_temp_c >= 75 ? "cam-bad" : "cam-temp", t("hub.temp", { c: fmt(cam.cpu_temp_c, 0) })));
+  }
+  if (cam.calibration_ok === false) {
+    const drift = el("span", "cam-bad", t("camera.calib"));
+    if (cam.drift) drift.title = cam.drift;
+    parts.push(drift);
+  } else if (cam.calibration_ok === true) {
+    parts.push(el("span", "cam-ok", t("hub.calibOk")));
+  }
+  return parts;
+}
+
+function card(row) {
+  const a = el("a", "tcard");
+  a.href = `${document.body.dataset.root || ""}/t/${encodeURIComponent(row.table)}/`;
+  a.id = `tc-${row.table}`;
+  a.dataset.table = row.table;
+  const head = el("div", "tcard-head");
+  head.appendChild(el("span", "tcard-name", row.table));
+  const online = row.online === true ? "online" : row.online === false ? "offline" : "unknown";
+  const badge = el("span", `tcard-conn tcard-${online}`, t(`hub.${online}`));
+  head.appendChild(badge);
+  if (row.behind) head.appendChild(el("span", "tcard-behind", t("hub.behind", { n: row.behind })));
+  a.appendChild(head);
+
+  const levels = el("div", "tcard-levels");
+  for (const side of ["NS", "EW"]) {
+    const box = el("span", `tcard-side${row.hand.declarer_side === side ? " declaring" : ""}`);
+    box.appendChild(el("span", "tcard-side-name", t(`side.${side}`)));
+    box.appendChild(el("span", "tcard-level", row.match.levels[side] ?? "–"));
+    levels.appendChild(box);
+  }
+  a.appendChild(levels);
+
+  const hand = el("div", "tcard-hand");
+  const line = row.hand.finished
+    ? t("hub.handDone", { hand: row.match.hand })
+    : t("hub.handTrick", { hand: row.match.hand, trick: row.hand.trick });
+  hand.appendChild(el("span", "tcard-progress", line));
+  if (row.hand.trump) {
+    const trump = el("span", "tcard-trump");
+    trump.appendChild(trumpBadge(row.hand.trump, lang()));
+    hand.appendChild(trump);
+  }
+  a.appendChild(hand);
+  a.appendChild(el("div", "tcard-points", t("hub.points", { p: row.hand.defender_points ?? 0 })));
+
+  const inf = el("div", "tcard-inf");
+  if (row.infractions.open) inf.appendChild(el("span", "inf-open-badge", t("hub.open", { n: row.infractions.open })));
+  if (row.infractions.confirmed) inf.appendChild(el("span", "inf-confirmed-badge", t("hub.confirmed", { n: row.infractions.confirmed })));
+  if (!row.infractions.open && !row.infractions.confirmed) inf.appendChild(el("span", "muted", t("hub.noInfractions")));
+  a.appendChild(inf);
+  if (row.match.winner) a.appendChild(el("div", "tcard-winner", t("hub.matchWon", { side: t(`side.${row.match.winner}`) })));
+
+  const cam = el("div", "tcard-cam");
+  for (const part of cameraLine(row.camera)) cam.appendChild(part);
+  a.appendChild(cam);
+  return a;
+}
+
+function render(data) {
+  last = data;
+  const note = document.getElementById("delay-note");
+  const live = root.dataset.live === "true";
+  note.hidden = false;
+  note.textContent = live ? t("hub.live") : data.delay_s > 0 ? t("hub.delay", { s: data.delay_s }) : "";
+  note.hidden = !note.textContent;
+  const grid = el("div", "tcards");
+  if (!data.tables.length) grid.appendChild(el("p", "muted", t("hub.noTables")));
+  for (const row of data.tables) grid.appendChild(card(row));
+  root.replaceChildren(grid);
+}
+
+async function poll() {
+  try {
+    const res = await fetch(root.dataset.api, { cache: "no-store", credentials: "same-origin" });
+    if (!res.ok) throw new Error(String(res.status));
+    render(await res.json());
+    setStatus("polling");
+  } catch {
+    setStatus("lost");
+  }
+}
+
+initLang();
+onLangChange(() => last && render(last));
+setStatus("connecting");
+poll();
+window.setInterval(poll, POLL_MS);
