@@ -266,18 +266,35 @@ def check_clock(command: Sequence[str] = CLOCK_COMMAND, timeout_s: float = 5.0) 
 
 
 def check_broker(
-    host: str, port: int, *, tls: bool = False, ca_file: str | None = None, timeout_s: float = 3.0
+    host: str,
+    port: int,
+    *,
+    tls: bool = False,
+    ca_file: str | None = None,
+    cert_file: str | None = None,
+    key_file: str | None = None,
+    timeout_s: float = 3.0,
 ) -> Check:
-    """A TCP connection to the MQTT broker (and a TLS handshake when ``tls``)."""
+    """A TCP connection to the MQTT broker (and a TLS handshake when ``tls``, verifying the
+    broker against ``ca_file`` and showing ``cert_file``/``key_file`` when given)."""
     where = f"{host}:{port}{' (TLS)' if tls else ''}"
+    context = None
+    if tls:
+        try:
+            context = ssl.create_default_context(cafile=ca_file)
+            if cert_file:
+                context.load_cert_chain(cert_file, key_file or None)
+        except (ssl.SSLError, OSError) as e:
+            reason = getattr(e, "reason", None) or e.strerror or str(e)
+            detail = f"{where}: cannot use the TLS files {ca_file}, {cert_file} ({reason})"
+            return Check("broker", False, detail, "correct [mqtt] ca_file, cert_file, key_file")
     fix = (
         f"start the broker on {host} (sudo systemctl start mosquitto), check the network and "
         "[mqtt] host/port; the table keeps its outbox meanwhile"
     )
     try:
         with socket.create_connection((host, port), timeout=timeout_s) as sock:
-            if tls:
-                context = ssl.create_default_context(cafile=ca_file)
+            if context is not None:
                 with context.wrap_socket(sock, server_hostname=host):
                     pass
     except ssl.SSLError as e:
@@ -290,15 +307,18 @@ def check_broker(
 
 
 def _mqtt_check(config: Any, timeout_s: float) -> Check | None:
-    """The broker check when the config has an ``[mqtt]`` section, else None."""
+    """The broker check when the config has an ``[mqtt]`` section (``chaodipi.mqtt_link.
+    MqttConfig``: TLS when it names a CA file), else None."""
     mqtt = getattr(config, "mqtt", None)
-    if mqtt is None or not getattr(mqtt, "enabled", True) or not getattr(mqtt, "host", ""):
+    if mqtt is None or not getattr(mqtt, "host", ""):
         return None
     return check_broker(
         str(mqtt.host),
         int(getattr(mqtt, "port", 1883)),
         tls=bool(getattr(mqtt, "tls", False)),
-        ca_file=getattr(mqtt, "ca_file", None) or None,
+        ca_file=getattr(mqtt, "ca_file", "") or None,
+        cert_file=getattr(mqtt, "cert_file", "") or None,
+        key_file=getattr(mqtt, "key_file", "") or None,
         timeout_s=timeout_s,
     )
 

@@ -21,7 +21,14 @@ import numpy as np
 import pytest
 
 from chaodipi.cli import main
-from chaodipi.config import TableConfig, TableGeometry, default_config, save_config
+from chaodipi.config import (
+    ConfigError,
+    TableConfig,
+    TableGeometry,
+    default_config,
+    load_config,
+    save_config,
+)
 from chaodipi.doctor import (
     check_broker,
     check_camera,
@@ -258,6 +265,30 @@ def test_broker_reachable_closed_and_not_tls(listener: int) -> None:
     assert "systemctl start mosquitto" in check.fix
     tls = check_broker("127.0.0.1", listener, tls=True, timeout_s=2)
     assert tls.ok is False and "(TLS)" in tls.detail
+
+
+def test_broker_from_the_config(listener: int, tmp_path: Path) -> None:
+    """A config with [mqtt] gets the broker check (once the config knows [mqtt])."""
+    path = tmp_path / "table.toml"
+    closed = socket.create_server(("127.0.0.1", 0))
+    port = closed.getsockname()[1]
+    closed.close()
+    skip = ("camera", "model", "disk", "clock", "temperature")
+    for broker_port, ok in ((listener, True), (port, False)):
+        path.write_text(f'table_id = "t1"\n[mqtt]\nhost = "127.0.0.1"\nport = {broker_port}\n')
+        try:
+            cfg = load_config(path)
+        except ConfigError as e:
+            pytest.skip(f"no [mqtt] in the table config yet ({e})")
+        (check,) = run_checks(cfg, skip=skip)
+        assert check.name == "broker" and check.ok is ok
+    (tmp_path / "ca.pem").write_text("not a certificate\n")
+    tls = tmp_path / "tls.toml"
+    ca = tmp_path / "ca.pem"
+    tls.write_text(f'[mqtt]\nhost = "127.0.0.1"\nport = {listener}\nca_file = "{ca}"\n')
+    (check,) = run_checks(load_config(tls), skip=skip)
+    assert check.ok is False and "cannot use the TLS files" in check.detail
+    assert check.fix == "correct [mqtt] ca_file, cert_file, key_file"
 
 
 def test_bad_config_is_one_failure(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
