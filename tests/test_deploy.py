@@ -210,3 +210,17 @@ def test_installer_dry_run_shows_the_plan() -> None:
     )
     assert bad.returncode == 1
     assert bad.stderr.strip() == "install-pi: --role moon: use table, hub or both"
+
+
+def test_hub_speaks_the_notify_protocol_its_unit_expects() -> None:
+    """chaodipi-hub.service is ``Type=notify`` with ``WatchdogSec=``: ``chaodipi hub`` must send
+    READY=1 (else systemd fails the start after TimeoutStartSec) and WATCHDOG=1 pings (else
+    it is killed every WatchdogSec), with ``chaodipi.sdnotify`` as ``chaodipi run`` does."""
+    hub = REPO / "chaodipi" / "hub.py"
+    if not hub.exists():
+        pytest.skip("no chaodipi hub yet")
+    text = hub.read_text(encoding="utf-8")
+    assert "sdnotify.ready(" in text and "Watchdog(" in text, (
+        "chaodipi/hub.py: call sdnotify.ready() once serving and Watchdog().tick() in the main "
+        "loop (see cmd_run in chaodipi/service.py), or change deploy/chaodipi-hub.service"
+    )
