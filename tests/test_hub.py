@@ -188,9 +188,7 @@ def test_per_table_passwords_and_the_acl_keep_a_table_to_its_own_topics(tmp_path
     folder.mkdir()
     pw = passwords(folder, {"hub": "hub-secret", "T1": "t1-secret", "T2": "t2-secret"})
     (folder / "acl").write_text(ACL, encoding="utf-8")
-    broker = Broker(
-        folder, f"allow_anonymous false\npassword_file {pw}\nacl_file {folder / 'acl'}"
-    )
+    broker = Broker(folder, f"allow_anonymous false\npassword_file {pw}\nacl_file {folder / 'acl'}")
     broker.start()
     hub = Hub(
         hub_config(
@@ -266,15 +264,15 @@ def test_tables_and_hub_talk_over_tls(tmp_path: Path) -> None:
     folder = tmp_path / "tls"
     folder.mkdir()
     ca, cert, key = make_ca(folder)
-    broker = Broker(
-        folder, f"allow_anonymous true\ncafile {ca}\ncertfile {cert}\nkeyfile {key}"
-    )
+    broker = Broker(folder, f"allow_anonymous true\ncafile {ca}\ncertfile {cert}\nkeyfile {key}")
     broker.start()
     hub = Hub(hub_config(tmp_path, broker.port, ("T1",), ca_file=str(ca)))
     hub.start()
     store = EventStore(tmp_path / "t" / "T1.sqlite")
     outbox = Outbox(
-        store, "T1", MqttConfig(host="127.0.0.1", port=broker.port, tournament="cup", ca_file=str(ca))
+        store,
+        "T1",
+        MqttConfig(host="127.0.0.1", port=broker.port, tournament="cup", ca_file=str(ca)),
     )
     outbox.start()
     try:
