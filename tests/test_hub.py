@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from chaodipi.hub import Hub
-from chaodipi.hub_config import HubConfig, HubConfigError, parse_hub_config
+from chaodipi.hub_config import HubConfig, HubConfigError, load_hub_config, parse_hub_config
 from chaodipi.mqtt_link import MqttConfig, Topics, make_client, start
 from chaodipi.outbox import Outbox, event_payload
 from chaodipi.store import EventStore
@@ -147,6 +147,8 @@ def test_events_of_a_table_not_in_hub_toml_are_rejected(tmp_path: Path, broker: 
 
 
 def test_a_bad_hub_toml_gets_one_line_naming_the_key(tmp_path: Path) -> None:
+    example = load_hub_config(Path(__file__).parent.parent / "deploy" / "hub.example.toml")
+    assert len(example.tables) == 8 and example.bracket is not None
     path = tmp_path / "hub.toml"
     with pytest.raises(HubConfigError, match=r"tables .*write tables = "):
         parse_hub_config({"tables": []}, path)
@@ -173,13 +175,7 @@ def passwords(folder: Path, users: dict[str, str]) -> Path:
     return path
 
 
-ACL = """user hub
-topic readwrite chaodipi/#
-pattern write chaodipi/+/%u/events
-pattern write chaodipi/+/%u/status
-pattern read chaodipi/+/%u/ack
-pattern read chaodipi/+/_hub/status
-"""
+ACL = (Path(__file__).parent.parent / "deploy" / "mosquitto" / "acl.example").read_text()
 
 
 @pytest.mark.skipif(not Path("/usr/bin/mosquitto_passwd").exists(), reason=SKIP_REASON)
@@ -284,3 +280,17 @@ def test_tables_and_hub_talk_over_tls(tmp_path: Path) -> None:
         hub.stop()
         broker.stop()
         store.close()
+
+
+def test_a_table_config_with_mqtt_parses_and_bad_values_name_the_key(tmp_path: Path) -> None:
+    from chaodipi.config import ConfigError, dumps_config, parse_config
+
+    path = tmp_path / "table.toml"
+    cfg = parse_config({"table_id": "T07", "mqtt": {"host": "hub.local", "port": 8883}}, path)
+    assert cfg.mqtt is not None and (cfg.mqtt.host, cfg.mqtt.port) == ("hub.local", 8883)
+    assert "[mqtt]" in dumps_config(cfg)
+    assert parse_config({}, path).mqtt is None
+    with pytest.raises(ConfigError, match=r"table.toml: mqtt.hots is not a known key"):
+        parse_config({"mqtt": {"hots": "x"}}, path)
+    with pytest.raises(ConfigError, match=r"table_id 'T 7' cannot name an MQTT topic level"):
+        parse_config({"table_id": "T 7", "mqtt": {}}, path)
