@@ -5,7 +5,9 @@ routes: ``/`` (scoreboard), ``/overlay`` (live-stream overlay), ``/referee`` (th
 its CSRF token, or the sign-in form), ``POST /referee/login`` (form field ``pin``, optional
 ``name``; 303 to ``/referee`` on success, the form again with 401 on a wrong PIN, 429 after five
 wrong PINs a minute from one address) and ``POST /referee/logout``. Templates get ``table``
-(the table id), ``csrf_token`` (console) and ``error`` (sign-in). The JSON routes are in
+(the table id), ``csrf_token`` (console) and ``error`` (sign-in).
+:func:`create_spectator_app` is the spectator half alone (pages ``/`` and ``/overlay`` and the
+public API), which the hub mounts for each table at ``/t/<table>/``. The JSON routes are in
 :mod:`web_dashboard.api` and :mod:`web_dashboard.referee_api`; ``API.md`` is the contract.
 """
 
