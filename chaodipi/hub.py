@@ -37,6 +37,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
+from chaodipi import sdnotify
 from chaodipi.bracket_view import TableMatches, bracket_json
 from chaodipi.hub_config import HubConfig, HubConfigError, load_hub_config
 from chaodipi.hub_store import DelayedLog, Health, TableReplica
@@ -131,6 +132,10 @@ class Hub:
             th.start()
             self._threads.append(th)
         start(self.client, self.config.mqtt)
+
+    def alive(self) -> bool:
+        """Whether the writer and delay threads run (the systemd watchdog is pinged only then)."""
+        return bool(self._threads) and all(th.is_alive() for th in self._threads)
 
     def stop(self) -> None:
         """Say offline, disconnect, finish the queue and close every replica."""
@@ -372,8 +377,11 @@ def cmd_hub(args: argparse.Namespace) -> int:
         f"{config.mqtt.port}, delay {config.broadcast_delay_s:g} s; serving {where}",
         flush=True,
     )
+    watchdog = sdnotify.Watchdog()  # systemd's WatchdogSec=; a no-op outside systemd
+    sdnotify.ready(f"serving {where}")
     while not stopping.wait(0.5):
-        pass
+        watchdog.tick(hub.alive())
+    sdnotify.stopping("closing the hub's copies")
     hub.stop()
     server.task_dispatcher.shutdown(timeout=3)
     server.close()
