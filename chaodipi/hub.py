@@ -81,6 +81,15 @@ def parse_event(payload: bytes) -> StoredEvent | None:
     return StoredEvent(seq, float(t), kind, actor, data)
 
 
+def clock_offset(status: dict[str, Any]) -> float | None:
+    """How far a table's clock is behind the hub's, from its last status (network delay
+    included; None without one)."""
+    sent, got = status.get("t"), status.get("received_t")
+    if not isinstance(sent, int | float) or not isinstance(got, int | float):
+        return None
+    return round(got - sent, 2)
+
+
 class Hub:
     """Every table's events in, acks out, views for the web (see the module docstring)."""
 
@@ -289,6 +298,7 @@ class Hub:
                     "seq": state["seq"],
                     "held_seq": held,
                     "behind": max(0, table_seq - held) if isinstance(table_seq, int) else None,
+                    "clock_offset_s": clock_offset(status),
                     "match": state["match"],
                     "hand": {
                         k: hand.get(k)
