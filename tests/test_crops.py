@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
-import numpy as np
+from pathlib import Path
 
+import numpy as np
+import pytest
+
+from vision.classifier import CardClassifier
 from vision.crops import CLASSIFIER_NAMES, CROP_SIZE, NONE_CLASS, crop, scene_crops
+from vision.detector import ModelError
 
 
 def _marked_image() -> np.ndarray:
@@ -43,3 +48,13 @@ def test_scene_crops_label_every_box_and_add_none_crops() -> None:
     labels = [label for label, _ in scene_crops(rng, _marked_image(), boxes, 2, 3)]
     assert labels.count("10H") == 2
     assert labels.count(NONE_CLASS) == 3
+
+
+def test_a_missing_classifier_is_a_one_line_error_naming_the_file(tmp_path: Path) -> None:
+    missing = tmp_path / "card_classifier.onnx"
+    with pytest.raises(ModelError) as err:
+        CardClassifier(missing)
+    message = str(err.value)
+    assert "\n" not in message
+    assert "card_classifier.onnx" in message and "missing" in message
+    assert "chaodipi vision train-classifier" in message
