@@ -274,6 +274,8 @@ EOF
 fi
 if wants_hub; then
     cat <<EOF
-  Hub: edit $CONF_DIR/hub.toml, then sudo systemctl start chaodipi-hub; journalctl -u chaodipi-hub -f
+  Hub: set up the broker's users and ACL as deploy/mosquitto/chaodipi.conf says, edit
+  $CONF_DIR/hub.toml (sudo -u $APP_USER nano …), then
+       sudo systemctl start chaodipi-hub; journalctl -u chaodipi-hub -f
 EOF
 fi
