@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from chaodipi.demo_run import add_demo_parser
 from chaodipi.doctor import add_doctor_parser
 from chaodipi.hub import add_hub_parser
 from chaodipi.replay import add_replay_parser
@@ -115,15 +116,6 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_demo(args: argparse.Namespace) -> int:
-    """Simulate the bundled demo hand and print the referee's reading of it."""
-    from engine.simulate import simulate_hand
-
-    record, _ = simulate_hand(args.rules, args.seed, ["revoke", "overtime"])
-    print(render_text(audit(load_record(record))))
-    return 0
-
-
 def cmd_profiles(args: argparse.Namespace) -> int:
     if args.markdown:
         print(profiles_markdown())
@@ -161,10 +153,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--overrides", metavar="FILE.toml")
     s.add_argument("--with-hands", action="store_true", help="include the hands (referee entry)")
     s.set_defaults(func=cmd_simulate)
-    d = sub.add_parser("demo", help="simulate the demo hand and audit it")
-    d.add_argument("--rules", default="XX", choices=PROFILE_NAMES)
-    d.add_argument("--seed", type=int, default=2026)
-    d.set_defaults(func=cmd_demo)
+    add_demo_parser(sub)
     p = sub.add_parser("profiles", help="list rule profiles, or show one's knobs and sources")
     p.add_argument("name", nargs="?", choices=PROFILE_NAMES)
     p.add_argument("--markdown", action="store_true", help="all knobs and sources as Markdown")

@@ -123,6 +123,10 @@ class FeedSource:
         self.max_gap_s = max_gap_s
         self.done = threading.Event()
 
+    def events(self, index: int, epoch: float) -> list[tuple[float, Camera]]:
+        """The camera events of hand ``index`` (a subclass may take them from elsewhere)."""
+        return record_events(self.records[index], epoch)
+
     def run(self, live: LiveTable, sink: CameraSink, stop: threading.Event) -> None:
         """Send every event not yet logged, hand after hand, until done or ``stop``."""
         shown_again = False
@@ -134,7 +138,7 @@ class FeedSource:
                 epoch = self.epoch if self.epoch is not None else hand.started_t
             if index >= len(self.records):
                 break
-            events = record_events(self.records[index], epoch)
+            events = self.events(index, epoch)
             if not shown_again:  # a restart: the camera sees what still lies on the table
                 for kind, data in on_table(events, done):
                     sink.emit(kind, data)
