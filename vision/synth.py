@@ -52,6 +52,8 @@ MIN_VISIBLE = 0.6
 MIN_VISIBLE_FACE = 0.3
 MIN_BOX_PX = 4.0
 N_STYLES = 48
+PRINTED_MATTER_P = 0.3
+"""Share of scenes with a score sheet or newspaper on the table."""
 """Procedural deck styles per dataset (faces are cached per style and identity)."""
 
 RANKS = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
@@ -292,6 +294,50 @@ def _composite(canvas: np.ndarray, idmap: np.ndarray, p: Placed, ident: int, sha
     idmap[y0:y1, x0:x1][warped[..., 3] > 127] = ident
 
 
+_PRINT_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 AJQK10 +-:/"
+_HERSHEY = (
+    cv2.FONT_HERSHEY_SIMPLEX,
+    cv2.FONT_HERSHEY_DUPLEX,
+    cv2.FONT_HERSHEY_COMPLEX,
+    cv2.FONT_HERSHEY_TRIPLEX,
+    cv2.FONT_HERSHEY_PLAIN,
+)
+
+
+def _printed_matter(rng: np.random.Generator, canvas: np.ndarray, card_h: float) -> None:
+    """A score sheet, newspaper or flyer lying on the table, under the cards.
+
+    Printed letters and digits (A, J, Q, K, 10 among them) at index sizes are the look-alikes
+    of corner indices that real tables have (measured: newspaper text read as jokers on real
+    photos); they are never labelled, so the models learn that text alone is not a card.
+    """
+    size = canvas.shape[0]
+    w = int(card_h * rng.uniform(1.0, 3.0))
+    h = int(card_h * rng.uniform(0.8, 2.5))
+    tint = np.array([rng.uniform(215, 255), rng.uniform(210, 250), rng.uniform(195, 245)])
+    sheet = np.empty((h, w, 3), np.uint8)
+    sheet[:] = tint.astype(np.uint8)
+    ink = [(20, 20, 20), (30, 30, 160), (150, 40, 30), (60, 60, 60)][int(rng.integers(4))]
+    y = 0.0
+    while y < h:
+        text_h = card_h * float(rng.choice([0.04, 0.07, 0.1, 0.15, 0.22]))
+        font = _HERSHEY[int(rng.integers(len(_HERSHEY)))]
+        scale = text_h / 22.0
+        y += text_h * rng.uniform(1.3, 1.8)
+        n = int(rng.integers(3, 40))
+        text = "".join(rng.choice(list(_PRINT_CHARS), n))
+        color = ink if rng.random() < 0.85 else (30, 30, 200)
+        thick = max(1, round(scale * rng.uniform(1, 2.5)))
+        cv2.putText(sheet, text, (int(rng.uniform(0, 0.2) * w), int(y)), font, scale, color, thick)
+    angle = float(rng.uniform(0, 360))
+    cx, cy = float(rng.uniform(0, size)), float(rng.uniform(0, size))
+    m = cv2.getRotationMatrix2D((w / 2, h / 2), angle, 1.0)
+    m[:, 2] += np.array([cx - w / 2, cy - h / 2])
+    warped = cv2.warpAffine(sheet, m, (size, size), flags=cv2.INTER_AREA)
+    mask = cv2.warpAffine(np.full((h, w), 255, np.uint8), m, (size, size))
+    canvas[mask > 127] = warped[mask > 127]
+
+
 def _occluders(
     rng: np.random.Generator, canvas: np.ndarray, idmap: np.ndarray, card_h: float
 ) -> None:
@@ -491,6 +537,8 @@ def render_scene(
         placed.extend(_group(rng, size, gh, faces, backs))
     if rng.random() < 0.2:  # a face-down pile (the kitty)
         placed[:0] = list(_group(rng, size, card_h, [None] * int(rng.integers(2, 8)), backs))
+    if rng.random() < PRINTED_MATTER_P:
+        _printed_matter(rng, canvas, card_h)
     shadow = rng.uniform(0.15, 0.45) if rng.random() < 0.6 else 0.0
     for i, p in enumerate(placed):
         _composite(canvas, idmap, p, i + 1, shadow)
