@@ -36,6 +36,13 @@ class CardClassifier:
 
     model_path: Path = DEFAULT_CLASSIFIER
     threads: int = 1
+    views: tuple[tuple[float, float], ...] = ((1.0, 0.0), (1.0, 180.0))
+    """(scale, angle°) views of each box whose probabilities are averaged (test-time
+    augmentation). The classifier is trained on indices at every angle (cards lie every way
+    round on a table), so the four quarter turns are four honest looks at the same index.
+    Measured on the real photos (conf 0.5): one view 0.637 / 0.713 identity precision /
+    recall, 0° + 180° 0.791 / 0.741, four quarter turns 0.812 / 0.727 — at twice the cost of
+    two views (≈ 0.5 ms a view of a box here), so two is the default."""
     names: tuple[str, ...] = field(init=False)
     size: int = field(init=False)
 
@@ -59,12 +66,16 @@ class CardClassifier:
     def classify(self, image_bgr: np.ndarray, boxes: Sequence[Box]) -> list[tuple[str, float]]:
         if not boxes:
             return []
-        crops = [crop(image_bgr, box, self.size) for box in boxes]
+        crops = [
+            crop(image_bgr, box, self.size, scale=scale, angle=angle)
+            for scale, angle in self.views
+            for box in boxes
+        ]
         probs: list[np.ndarray] = []
         step = MAX_BATCH if self.dynamic_batch else 1
         for i in range(0, len(crops), step):
             out = self.session.run(None, {self.input_name: to_blob(crops[i : i + step])})[0]
             probs.append(np.asarray(out, dtype=np.float32).reshape(-1, len(self.names)))
-        table = np.concatenate(probs)
+        table = np.concatenate(probs).reshape(len(self.views), len(boxes), -1).mean(axis=0)
         best = table.argmax(axis=1)
         return [(self.names[int(k)], float(table[i, k])) for i, k in enumerate(best)]
