@@ -58,3 +58,10 @@ def test_a_missing_classifier_is_a_one_line_error_naming_the_file(tmp_path: Path
     assert "\n" not in message
     assert "card_classifier.onnx" in message and "missing" in message
     assert "chaodipi vision train-classifier" in message
+
+
+def test_training_the_classifier_needs_train_and_val_folders(tmp_path: Path) -> None:
+    from vision.train import TrainError, train_classifier
+
+    with pytest.raises(TrainError, match=r"needs train/ and val/ .*chaodipi vision crops"):
+        train_classifier(tmp_path)

@@ -100,6 +100,7 @@ def add_train_classifier_parser(sub: argparse._SubParsersAction) -> argparse.Arg
     p.add_argument("--fresh", action="store_true", help="start over instead of resuming")
     p.add_argument("--hours", type=float, help="train for this wall-clock time instead")
     p.add_argument("--start-from", default="yolo11n-cls.yaml", help="a .pt of ours, or a YAML")
+    p.add_argument("--lr0", type=float, help="initial learning rate (default 0.002)")
     p.set_defaults(func=run_train_classifier)
     return p
 
@@ -120,6 +121,7 @@ def run_train_classifier(args: argparse.Namespace) -> int:
         resume=not args.fresh,
         hours=args.hours,
         model_yaml=args.start_from,
+        lr0=args.lr0,
     )
     print(f"trained {result.epochs} epochs in {result.seconds:.0f} s: {result.best_weights}")
     print(f"ONNX model: {result.onnx_path}")

@@ -160,8 +160,12 @@ def train_classifier(
     export_to: Path | None = DEFAULT_CLASSIFIER_PATH,
     resume: bool = True,
     hours: float | None = None,
+    lr0: float | None = None,
 ) -> TrainResult:
-    """Train (or resume) the corner-index classifier on ``data`` (``vision crops`` output)."""
+    """Train (or resume) the corner-index classifier on ``data`` (``vision crops`` output).
+
+    ``lr0`` overrides the from-scratch rate, e.g. a quarter of it to continue a trained model.
+    """
     if not (data / "train").is_dir() or not (data / "val").is_dir():
         raise TrainError(
             f"dataset {data} needs train/ and val/ class folders: "
@@ -174,6 +178,7 @@ def train_classifier(
         "batch": batch,
         "workers": 0,
         **OPTIMIZER,
+        **({"lr0": lr0} if lr0 else {}),
         **CLASSIFY_AUGMENT,
     }
     return _fit(model_yaml, settings, threads, project, name, resume, True, hours, imgsz, export_to)
