@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
 
 def add_vision_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:  # type: ignore[type-arg]
@@ -28,23 +29,53 @@ def add_vision_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParse
     return vision
 
 
+def _add_run_arguments(
+    p: argparse.ArgumentParser, *, epochs: int, imgsz: int, batch: int, name: str, export: Path
+) -> None:
+    """The arguments every training command shares (one ultralytics run, resumable)."""
+    from vision.train import REPO_ROOT
+
+    p.add_argument("--epochs", type=int, default=epochs)
+    p.add_argument("--imgsz", type=int, default=imgsz)
+    p.add_argument("--batch", type=int, default=batch)
+    p.add_argument("--threads", type=int, default=2, help="torch threads (default 2)")
+    p.add_argument("--project", type=Path, default=REPO_ROOT / "runs")
+    p.add_argument("--name", default=name, help="run name; an unfinished run resumes")
+    p.add_argument("--export", type=Path, default=export, help="ONNX target")
+    p.add_argument("--fresh", action="store_true", help="start over instead of resuming")
+    p.add_argument("--hours", type=float, help="train for this wall-clock time instead")
+
+
+def _run_settings(args: argparse.Namespace) -> dict[str, Any]:
+    return {
+        "epochs": args.epochs,
+        "imgsz": args.imgsz,
+        "batch": args.batch,
+        "threads": args.threads,
+        "project": args.project,
+        "name": args.name,
+        "export_to": args.export,
+        "resume": not args.fresh,
+        "hours": args.hours,
+        "model_yaml": args.start_from,
+    }
+
+
+def _report(result: Any) -> int:
+    print(f"trained {result.epochs} epochs in {result.seconds:.0f} s: {result.best_weights}")
+    print(f"ONNX model: {result.onnx_path}")
+    return 0
+
+
 def add_train_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:  # type: ignore[type-arg]
     """Add ``train``: train (or resume) the detector on a YOLO dataset and export ONNX."""
-    from vision.train import DEFAULT_MODEL_PATH, REPO_ROOT
+    from vision.train import DEFAULT_MODEL_PATH
 
     p: argparse.ArgumentParser = sub.add_parser(
         "train", help="train or resume the card detector, export ONNX"
     )
     p.add_argument("--data", type=Path, required=True, help="dataset folder with data.yaml")
-    p.add_argument("--epochs", type=int, default=30)
-    p.add_argument("--imgsz", type=int, default=320)
-    p.add_argument("--batch", type=int, default=16)
-    p.add_argument("--threads", type=int, default=2, help="torch threads (default 2)")
-    p.add_argument("--project", type=Path, default=REPO_ROOT / "runs")
-    p.add_argument("--name", default="cards", help="run name; an unfinished run resumes")
-    p.add_argument("--export", type=Path, default=DEFAULT_MODEL_PATH, help="ONNX target")
-    p.add_argument("--fresh", action="store_true", help="start over instead of resuming")
-    p.add_argument("--hours", type=float, help="train for this wall-clock time instead")
+    _add_run_arguments(p, epochs=30, imgsz=320, batch=16, name="cards", export=DEFAULT_MODEL_PATH)
     p.add_argument(
         "--start-from",
         default="yolo11n.yaml",
@@ -63,42 +94,20 @@ def run_train(args: argparse.Namespace) -> int:
     """Run ``vision train``; prints where the weights and the ONNX model went."""
     from vision.train import train
 
-    result = train(
-        args.data,
-        epochs=args.epochs,
-        imgsz=args.imgsz,
-        batch=args.batch,
-        threads=args.threads,
-        project=args.project,
-        name=args.name,
-        export_to=args.export,
-        resume=not args.fresh,
-        hours=args.hours,
-        model_yaml=args.start_from,
-        single_class=args.single_class,
-    )
-    print(f"trained {result.epochs} epochs in {result.seconds:.0f} s: {result.best_weights}")
-    print(f"ONNX model: {result.onnx_path}")
-    return 0
+    return _report(train(args.data, single_class=args.single_class, **_run_settings(args)))
 
 
 def add_train_classifier_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:  # type: ignore[type-arg]
     """Add ``train-classifier``: train the corner-index classifier on crops, export ONNX."""
-    from vision.train import DEFAULT_CLASSIFIER_PATH, REPO_ROOT
+    from vision.train import DEFAULT_CLASSIFIER_PATH
 
     p: argparse.ArgumentParser = sub.add_parser(
         "train-classifier", help="train or resume the corner-index classifier, export ONNX"
     )
     p.add_argument("--data", type=Path, required=True, help="crops folder with train/ and val/")
-    p.add_argument("--epochs", type=int, default=20)
-    p.add_argument("--imgsz", type=int, default=64)
-    p.add_argument("--batch", type=int, default=128)
-    p.add_argument("--threads", type=int, default=2, help="torch threads (default 2)")
-    p.add_argument("--project", type=Path, default=REPO_ROOT / "runs")
-    p.add_argument("--name", default="card_classifier", help="run name; unfinished runs resume")
-    p.add_argument("--export", type=Path, default=DEFAULT_CLASSIFIER_PATH, help="ONNX target")
-    p.add_argument("--fresh", action="store_true", help="start over instead of resuming")
-    p.add_argument("--hours", type=float, help="train for this wall-clock time instead")
+    _add_run_arguments(
+        p, epochs=20, imgsz=64, batch=128, name="card_classifier", export=DEFAULT_CLASSIFIER_PATH
+    )
     p.add_argument("--start-from", default="yolo11n-cls.yaml", help="a .pt of ours, or a YAML")
     p.add_argument("--lr0", type=float, help="initial learning rate (default 0.002)")
     p.set_defaults(func=run_train_classifier)
@@ -109,23 +118,7 @@ def run_train_classifier(args: argparse.Namespace) -> int:
     """Run ``vision train-classifier``; prints where the weights and the ONNX model went."""
     from vision.train import train_classifier
 
-    result = train_classifier(
-        args.data,
-        epochs=args.epochs,
-        imgsz=args.imgsz,
-        batch=args.batch,
-        threads=args.threads,
-        project=args.project,
-        name=args.name,
-        export_to=args.export,
-        resume=not args.fresh,
-        hours=args.hours,
-        model_yaml=args.start_from,
-        lr0=args.lr0,
-    )
-    print(f"trained {result.epochs} epochs in {result.seconds:.0f} s: {result.best_weights}")
-    print(f"ONNX model: {result.onnx_path}")
-    return 0
+    return _report(train_classifier(args.data, lr0=args.lr0, **_run_settings(args)))
 
 
 def add_synth_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:  # type: ignore[type-arg]
