@@ -350,18 +350,25 @@ def parse_config(data: Mapping[str, Any], path: Path) -> TableConfig:
     )
 
 
+def read_toml(
+    path: Path, what: str, example: str, error: type[Exception] = ConfigError
+) -> dict[str, Any]:
+    """The TOML document at ``path``; a missing, unparsable or non-UTF-8 file raises a one-line
+    ``error`` naming the file (``what``, e.g. "config") and the fix."""
+    if not path.is_file():
+        raise error(f"{what} {path} does not exist: copy {example} there and edit it")
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as e:
+        raise error(f"{path} is not valid TOML ({e}): fix the line it names") from None
+    except UnicodeDecodeError:
+        raise error(f"{path} is not UTF-8 text: save it as UTF-8") from None
+
+
 def load_config(path: Path | str) -> TableConfig:
     """Read and validate a table config; a bad file raises a one-line :class:`ConfigError`."""
     path = Path(path)
-    if not path.is_file():
-        raise ConfigError(f"config {path} does not exist: copy {EXAMPLE} there and edit it")
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as e:
-        raise ConfigError(f"{path} is not valid TOML ({e}): fix the line it names") from None
-    except UnicodeDecodeError:
-        raise ConfigError(f"{path} is not UTF-8 text: save it as UTF-8") from None
-    return parse_config(data, path)
+    return parse_config(read_toml(path, "config", EXAMPLE), path)
 
 
 # ---------------------------------------------------------------- writing

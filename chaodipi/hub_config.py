@@ -5,12 +5,12 @@ name the key and the fix; a commented template is ``deploy/hub.example.toml``.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from chaodipi.config import read_toml
 from chaodipi.mqtt_link import LinkError, MqttConfig, check_name, parse_mqtt
 
 EXAMPLE = "deploy/hub.example.toml"
@@ -188,12 +188,4 @@ def parse_hub_config(data: Mapping[str, Any], path: Path) -> HubConfig:
 def load_hub_config(path: Path | str) -> HubConfig:
     """Read and validate hub.toml; a bad file raises a one-line :class:`HubConfigError`."""
     path = Path(path)
-    if not path.is_file():
-        raise HubConfigError(f"hub config {path} does not exist: copy {EXAMPLE} there and edit it")
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as e:
-        raise HubConfigError(f"{path} is not valid TOML ({e}): fix the line it names") from None
-    except UnicodeDecodeError:
-        raise HubConfigError(f"{path} is not UTF-8 text: save it as UTF-8") from None
-    return parse_hub_config(data, path)
+    return parse_hub_config(read_toml(path, "hub config", EXAMPLE, HubConfigError), path)

@@ -28,8 +28,8 @@ from web_dashboard.auth import (
     csrf_ok,
     csrf_token,
     error,
-    pin_ok,
     referee_name,
+    refuse_pin,
     secret_key,
     sign_in,
 )
@@ -114,23 +114,16 @@ def add_pages(app: Flask) -> None:
     @app.post("/referee/login")
     def login() -> Any:
         context = ctx()
-        addr = request.remote_addr or "?"
-        table = context.config.table_id
-        if context.limiter.blocked(addr):
-            wait = context.limiter.retry_after(addr)
-            message = f"错误次数过多，请 {wait} 秒后再试 / too many wrong PINs: wait {wait} s"
-            page = render_template("login.html", table=table, error=message)
-            return page, 429, {"Retry-After": str(wait)}
-        expected = context.config.web.referee_pin
-        if not expected:
-            message = (
-                "本桌未设置裁判 PIN（[web] referee_pin）/ no referee PIN: set [web] referee_pin"
-            )
-            return render_template("login.html", table=table, error=message), 403
-        if not pin_ok(request.form.get("pin", "").strip(), expected):
-            context.limiter.failed(addr)
-            message = "PIN 不正确 / wrong PIN"
-            return render_template("login.html", table=table, error=message), 401
+        no_pin = "本桌未设置裁判 PIN（[web] referee_pin）/ no referee PIN: set [web] referee_pin"
+        refusal = refuse_pin(
+            context.limiter,
+            "login.html",
+            context.config.table_id,
+            context.config.web.referee_pin,
+            no_pin,
+        )
+        if refusal is not None:
+            return refusal
         raw = request.form.get("name", "").strip()[:NAME_MAX]
         name = "".join(ch for ch in raw if ch.isprintable() and ch not in ":/")
         sign_in(name or "referee")

@@ -22,7 +22,7 @@ from functools import wraps
 from pathlib import Path
 from typing import Any, TypeVar
 
-from flask import jsonify, request, session
+from flask import jsonify, render_template, request, session
 
 from chaodipi.evidence import write_atomic
 
@@ -75,6 +75,27 @@ class LoginLimiter:
 
 def pin_ok(given: str, expected: str) -> bool:
     return bool(expected) and hmac.compare_digest(given.encode(), expected.encode())
+
+
+def refuse_pin(
+    limiter: LoginLimiter, template: str, table: str, expected: str, no_pin_message: str
+) -> Any:
+    """The sign-in page refusing this request's ``pin`` form field — 429 after too many wrong
+    PINs from the address, 403 when no PIN is configured, 401 for a wrong one — or ``None``
+    when the PIN is right."""
+    addr = request.remote_addr or "?"
+    if limiter.blocked(addr):
+        wait = limiter.retry_after(addr)
+        message = f"错误次数过多，请 {wait} 秒后再试 / too many wrong PINs: wait {wait} s"
+        page = render_template(template, table=table, error=message)
+        return page, 429, {"Retry-After": str(wait)}
+    if not expected:
+        return render_template(template, table=table, error=no_pin_message), 403
+    if not pin_ok(request.form.get("pin", "").strip(), expected):
+        limiter.failed(addr)
+        message = "PIN 不正确 / wrong PIN"
+        return render_template(template, table=table, error=message), 401
+    return None
 
 
 def sign_in(name: str) -> None:

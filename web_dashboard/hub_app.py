@@ -24,7 +24,7 @@ from werkzeug.middleware.dispatcher import DispatcherMiddleware
 
 from chaodipi.config import TableConfig
 from web_dashboard.app import create_spectator_app
-from web_dashboard.auth import LoginLimiter, error, pin_ok, secret_key
+from web_dashboard.auth import LoginLimiter, error, refuse_pin, secret_key
 
 if TYPE_CHECKING:
     from chaodipi.hub import Hub
@@ -59,22 +59,12 @@ def create_hub_app(hub: Hub) -> Any:
 
     @app.post("/organiser/login")
     def organiser_login() -> Any:
-        addr = request.remote_addr or "?"
-        if limiter.blocked(addr):
-            wait = limiter.retry_after(addr)
-            message = f"错误次数过多，请 {wait} 秒后再试 / too many wrong PINs: wait {wait} s"
-            page = render_template("organiser_login.html", table=name, error=message)
-            return page, 429, {"Retry-After": str(wait)}
-        expected = hub.config.web.organiser_pin
-        if not expected:
-            message = (
-                "未设置组织者 PIN（[web] organiser_pin）/ no organiser PIN: set it in hub.toml"
-            )
-            return render_template("organiser_login.html", table=name, error=message), 403
-        if not pin_ok(request.form.get("pin", "").strip(), expected):
-            limiter.failed(addr)
-            message = "PIN 不正确 / wrong PIN"
-            return render_template("organiser_login.html", table=name, error=message), 401
+        no_pin = "未设置组织者 PIN（[web] organiser_pin）/ no organiser PIN: set it in hub.toml"
+        refusal = refuse_pin(
+            limiter, "organiser_login.html", name, hub.config.web.organiser_pin, no_pin
+        )
+        if refusal is not None:
+            return refusal
         session.clear()
         session["organiser"] = True
         session.permanent = True
