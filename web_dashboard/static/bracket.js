@@ -1,6 +1,7 @@
 // Bracket and standings on the hub: the knockout draw round by round (format, tables, games
 // won, winners, byes) and every entrant's place, polled from /api/bracket.
 
+import { pollJson } from "./live.js";
 import { initLang, onLangChange, t } from "./i18n.js";
 
 const POLL_MS = 3000;
@@ -92,19 +93,6 @@ function render(data) {
   }
 }
 
-async function poll() {
-  try {
-    const res = await fetch(page.dataset.api, { cache: "no-store", credentials: "same-origin" });
-    if (!res.ok) throw new Error(String(res.status));
-    render(await res.json());
-    setStatus("polling");
-  } catch {
-    setStatus("lost");
-  }
-}
-
 initLang();
 onLangChange(() => last && render(last));
-setStatus("connecting");
-poll();
-window.setInterval(poll, POLL_MS);
+pollJson(page.dataset.api, POLL_MS, { onData: render, onStatus: setStatus });

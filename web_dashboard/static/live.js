@@ -125,3 +125,23 @@ export function subscribe({ onState, onStatus = () => {} }) {
     refresh: poll,
   };
 }
+
+/**
+ * Polls url (JSON) every intervalMs: onData(json) on each answer, onStatus("connecting" once,
+ * then "polling" | "lost"). For pages without a stream (the hub's overview and bracket).
+ */
+export function pollJson(url, intervalMs, { onData, onStatus = () => {} }) {
+  async function poll() {
+    try {
+      const res = await fetch(url, { cache: "no-store", credentials: "same-origin" });
+      if (!res.ok) throw new Error(String(res.status));
+      onData(await res.json());
+      onStatus("polling");
+    } catch {
+      onStatus("lost");
+    }
+  }
+  onStatus("connecting");
+  poll();
+  return window.setInterval(poll, intervalMs);
+}

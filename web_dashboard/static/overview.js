@@ -3,6 +3,7 @@
 // organisers' live one). Each card links to the table's scoreboard on the hub.
 
 import { trumpBadge } from "./cards.js";
+import { pollJson } from "./live.js";
 import { initLang, lang, onLangChange, t } from "./i18n.js";
 
 const POLL_MS = 1000;
@@ -111,19 +112,6 @@ function render(data) {
   root.replaceChildren(grid);
 }
 
-async function poll() {
-  try {
-    const res = await fetch(root.dataset.api, { cache: "no-store", credentials: "same-origin" });
-    if (!res.ok) throw new Error(String(res.status));
-    render(await res.json());
-    setStatus("polling");
-  } catch {
-    setStatus("lost");
-  }
-}
-
 initLang();
 onLangChange(() => last && render(last));
-setStatus("connecting");
-poll();
-window.setInterval(poll, POLL_MS);
+pollJson(root.dataset.api, POLL_MS, { onData: render, onStatus: setStatus });
