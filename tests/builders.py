@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from chaodipi.config import Calibration, TableConfig
 from engine.audit import AuditReport, audit
 from engine.record import load_record
 
@@ -55,3 +56,18 @@ def all_cards(record: dict[str, Any]) -> list[str]:
         for play in trick["plays"]:
             cards += play["cards"]
     return cards
+
+
+def top_down_config(size: int, table_id: str = "table-1") -> TableConfig:
+    """A table config calibrated for a ``size``-px square frame that *is* the 90 cm table seen
+    straight from above (no markers needed: the frame's corners are the table's)."""
+    k = 90.0 / size
+    cal = Calibration(
+        homography=((k, 0.0, 0.0), (0.0, k, 0.0), (0.0, 0.0, 1.0)),
+        image_size=(size, size),
+        table_size_cm=(90.0, 90.0),
+        points_px=((0, 0), (size, 0), (size, size), (0, size)),
+        when="test",
+        method="manual",
+    )
+    return TableConfig(table_id=table_id, calibration=cal)

@@ -11,12 +11,12 @@ import numpy as np
 
 from chaodipi.actions import start_table
 from chaodipi.camera_loop import CameraLoop
-from chaodipi.config import Calibration, TableConfig
 from chaodipi.evidence import Evidence
 from chaodipi.live import LiveTable
 from chaodipi.sink import CameraSink
 from chaodipi.store import EventStore
 from device.source import Frame
+from tests.builders import top_down_config
 from vision.detector import Detection
 from vision.zones import Zones
 
@@ -48,19 +48,6 @@ class FakeDetector:
         return out
 
 
-def config() -> TableConfig:
-    k = 90.0 / SIZE
-    cal = Calibration(
-        homography=((k, 0.0, 0.0), (0.0, k, 0.0), (0.0, 0.0, 1.0)),
-        image_size=(SIZE, SIZE),
-        table_size_cm=(90.0, 90.0),
-        points_px=((0, 0), (SIZE, 0), (SIZE, SIZE), (0, SIZE)),
-        when="test",
-        method="manual",
-    )
-    return TableConfig(table_id="T1", calibration=cal)
-
-
 def play(loop: CameraLoop, fake: FakeDetector, start: float, stop: float, clear_at: float) -> None:
     """Frames at 10 fps from ``start`` to ``stop`` s, as ``CameraLoop.run`` feeds them."""
     zones = Zones.from_config(loop.pipeline.config.table, loop.pipeline.config.zones)
@@ -83,7 +70,13 @@ def test_camera_events_are_logged_once_with_unix_times_and_a_trick_picture(
     evidence = Evidence(tmp_path)
     sink = CameraSink(live, evidence=evidence, clock_offset=OFFSET)
     fake = FakeDetector()
-    play(CameraLoop(config(), "0", sink, fake, CONTRACT), fake, 0.0, 7.5, clear_at=99)
+    play(
+        CameraLoop(top_down_config(SIZE, "T1"), "0", sink, fake, CONTRACT),
+        fake,
+        0.0,
+        7.5,
+        clear_at=99,
+    )
     events = live.store.events()
     assert [e.kind for e in events] == ["hand_started"] + ["play"] * 4 + ["snapshot"]
     first = events[1].data
@@ -97,7 +90,13 @@ def test_camera_events_are_logged_once_with_unix_times_and_a_trick_picture(
     # The service restarts: a fresh pipeline sees the same four cards, then the sweep.
     sink2 = CameraSink(live, evidence=evidence, clock_offset=OFFSET)
     fake2 = FakeDetector()
-    play(CameraLoop(config(), "0", sink2, fake2, CONTRACT), fake2, 8.0, 12.0, clear_at=10.0)
+    play(
+        CameraLoop(top_down_config(SIZE, "T1"), "0", sink2, fake2, CONTRACT),
+        fake2,
+        8.0,
+        12.0,
+        clear_at=10.0,
+    )
     later = [e.kind for e in live.store.events(since=events[-1].seq)]
     assert later == ["trick_cleared"] and sink2.dropped == 4
     hand = live.public_json()["hand"]

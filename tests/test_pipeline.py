@@ -16,11 +16,11 @@ import numpy as np
 import pytest
 
 from chaodipi.cli import main
-from chaodipi.config import Calibration, TableConfig
 from chaodipi.pipeline import PipelineError, TablePipeline
 from chaodipi.replay_eval import compress_times
 from chaodipi.replay_score import score_events
 from device.source import Frame
+from tests.builders import top_down_config
 from vision.detector import Detection
 from vision.zones import Zones
 
@@ -52,22 +52,9 @@ class FakeDetector:
         return out
 
 
-def _config() -> TableConfig:
-    k = 90.0 / SIZE
-    cal = Calibration(
-        homography=((k, 0.0, 0.0), (0.0, k, 0.0), (0.0, 0.0, 1.0)),
-        image_size=(SIZE, SIZE),
-        table_size_cm=(90.0, 90.0),
-        points_px=((0, 0), (SIZE, 0), (SIZE, SIZE), (0, SIZE)),
-        when="test",
-        method="manual",
-    )
-    return TableConfig(calibration=cal)
-
-
 def test_wiring_with_fake_detector_gives_plays_in_order_and_a_cleared_trick() -> None:
     """Unit test of the wiring (FAKE detector): zones → tracker → reorder → feed → audit."""
-    config = _config()
+    config = top_down_config(SIZE)
     zones = Zones.from_config(config.table, config.zones)
     centre = {s: tuple(np.mean(zones.seats[s], axis=0)) for s in "NESW"}
     fake = FakeDetector()
