@@ -8,8 +8,16 @@ import numpy as np
 import pytest
 
 from vision.classifier import CardClassifier
-from vision.crops import CLASSIFIER_NAMES, CROP_SIZE, NONE_CLASS, crop, scene_crops
+from vision.crops import (
+    CLASSIFIER_NAMES,
+    CROP_SIZE,
+    NONE_CLASS,
+    crop,
+    scene_crops,
+    synthesize_crops,
+)
 from vision.detector import ModelError
+from vision.text_negatives import _vertical_word, text_negative
 
 
 def _marked_image() -> np.ndarray:
@@ -65,3 +73,20 @@ def test_training_the_classifier_needs_train_and_val_folders(tmp_path: Path) -> 
 
     with pytest.raises(TrainError, match=r"needs train/ and val/ .*chaodipi vision crops"):
         train_classifier(tmp_path)
+
+
+def test_text_negatives_are_crops_of_letters_that_are_not_an_index() -> None:
+    rng = np.random.default_rng(4)
+    patches = [text_negative(rng) for _ in range(12)]
+    assert all(p.shape == (CROP_SIZE, CROP_SIZE, 3) and p.dtype == np.uint8 for p in patches)
+    assert all(float(p.std()) > 3.0 for p in patches), "each crop shows ink on paper"
+    assert _vertical_word(np.random.default_rng(0)) not in "JOKER"
+
+
+def test_crops_of_a_scene_set_include_printed_text_as_none(tmp_path: Path) -> None:
+    written = synthesize_crops(
+        2, tmp_path, seed=5, designs=["procedural"], workers=1, text_negatives=3
+    )
+    text = sorted((tmp_path / "train" / NONE_CLASS).glob("*_t*.png"))
+    assert len(text) == 6
+    assert written >= 6

@@ -166,6 +166,12 @@ def add_crops_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser
     p.add_argument("--sizes", default="320,640", help="scene sides in pixels, one drawn per scene")
     p.add_argument("--split", default="train", help="split folder name (default train)")
     p.add_argument("--workers", type=int, default=2, help="rendering processes (default 2)")
+    p.add_argument(
+        "--text-negatives",
+        type=int,
+        default=1,
+        help="printed-text 'none' crops per scene (words, letter stacks, lone ranks; default 1)",
+    )
     p.set_defaults(func=run_crops)
     return p
 
@@ -177,7 +183,14 @@ def run_crops(args: argparse.Namespace) -> int:
     designs = [d.strip() for d in args.designs.split(",") if d.strip()]
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     n = synthesize_crops(
-        args.scenes, args.out, args.seed, designs, sizes, args.split, workers=args.workers
+        args.scenes,
+        args.out,
+        args.seed,
+        designs,
+        sizes,
+        args.split,
+        workers=args.workers,
+        text_negatives=args.text_negatives,
     )
     print(f"wrote {n} crops from {args.scenes} scenes to {args.out / args.split}")
     return 0

@@ -174,9 +174,12 @@ def scene_crops(
         yield NONE_CLASS, _blur_down(rng, crop(image, cand, angle=float(rng.uniform(-8, 8))))
 
 
-def _render_chunk(args: tuple[int, int, int, Sequence[str], Sequence[int], Path, str]) -> int:
-    start, stop, seed, designs, sizes, out, split = args
+def _render_chunk(
+    args: tuple[int, int, int, Sequence[str], Sequence[int], Path, str, int],
+) -> int:
+    start, stop, seed, designs, sizes, out, split, text_negatives = args
     from vision.synth import render_scene
+    from vision.text_negatives import text_negative
 
     written = 0
     for i in range(start, stop):
@@ -193,6 +196,10 @@ def _render_chunk(args: tuple[int, int, int, Sequence[str], Sequence[int], Path,
             folder.mkdir(parents=True, exist_ok=True)
             cv2.imwrite(str(folder / f"{i:06d}_{k}.png"), patch)
             written += 1
+        for k in range(text_negatives):
+            path = out / split / NONE_CLASS / f"{i:06d}_t{k}.png"
+            cv2.imwrite(str(path), text_negative(rng))
+            written += 1
     return written
 
 
@@ -204,8 +211,10 @@ def synthesize_crops(
     sizes: Sequence[int] = (320, 640),
     split: str = "train",
     workers: int = 2,
+    text_negatives: int = 1,
 ) -> int:
-    """Render ``n_scenes`` synthetic scenes and write their crops to ``out/<split>/<class>/``.
+    """Render ``n_scenes`` synthetic scenes and write their crops to ``out/<split>/<class>/``,
+    plus ``text_negatives`` printed-text ``none`` crops a scene (:mod:`vision.text_negatives`).
 
     Deterministic per scene (seeded like :func:`vision.synth.synthesize`); ``workers`` processes
     share the scenes. Every class folder is created, so a split always lists all 55 classes.
@@ -218,7 +227,16 @@ def synthesize_crops(
         (out / split / name).mkdir(parents=True, exist_ok=True)
     chunk = 25
     jobs = [
-        (s, min(s + chunk, n_scenes), seed, tuple(designs), tuple(sizes), out, split)
+        (
+            s,
+            min(s + chunk, n_scenes),
+            seed,
+            tuple(designs),
+            tuple(sizes),
+            out,
+            split,
+            text_negatives,
+        )
         for s in range(0, n_scenes, chunk)
     ]
     total = 0

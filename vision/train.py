@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import tempfile
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -250,13 +251,20 @@ def _fit(
 
 
 def export_onnx(weights: Path, imgsz: int, target: Path) -> Path:
-    """Export ``weights`` to ONNX (dynamic batch, for batched tiles) and move it to ``target``."""
+    """Export ``weights`` to ONNX (dynamic batch, for batched tiles) and move it to ``target``.
+
+    Ultralytics writes the ONNX beside the weights it reads, so it reads a copy in a scratch
+    folder: exporting ``models/baseline/last.pt`` leaves nothing new in ``models/``.
+    """
     ultralytics = _import_ultralytics()
-    model = ultralytics.YOLO(str(weights))
-    exported = Path(model.export(format="onnx", imgsz=imgsz, dynamic=True, simplify=True, opset=17))
     target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_suffix(".onnx.tmp")
-    shutil.copyfile(exported, tmp)
+    with tempfile.TemporaryDirectory(prefix="chaodipi-export-") as scratch:
+        source = Path(scratch) / weights.name
+        shutil.copyfile(weights, source)
+        model = ultralytics.YOLO(str(source))
+        exported = model.export(format="onnx", imgsz=imgsz, dynamic=True, simplify=True, opset=17)
+        tmp = target.with_suffix(".onnx.tmp")
+        shutil.copyfile(Path(exported), tmp)
     tmp.replace(target)  # atomic: a reader never sees half a model
     return target
 
