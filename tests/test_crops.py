@@ -90,3 +90,41 @@ def test_crops_of_a_scene_set_include_printed_text_as_none(tmp_path: Path) -> No
     text = sorted((tmp_path / "train" / NONE_CLASS).glob("*_t*.png"))
     assert len(text) == 6
     assert written >= 6
+
+
+class _ScriptedSession:
+    """Stands in for onnxruntime: reads a crop as "10H", surely when it is bright at the top."""
+
+    def __init__(self, names: tuple[str, ...]) -> None:
+        self.names = names
+        self.crops_seen = 0
+
+    def run(self, _outputs: object, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
+        blob = next(iter(feeds.values()))
+        self.crops_seen += len(blob)
+        probs = np.zeros((len(blob), len(self.names)), np.float32)
+        for i, image in enumerate(blob):
+            sure = float(image[:, : image.shape[1] // 2].mean()) > 0.5
+            probs[i, self.names.index("10H")] = 0.98 if sure else 0.6
+            probs[i, self.names.index(NONE_CLASS)] = 0.02 if sure else 0.4
+        return [probs]
+
+
+def test_only_unsure_boxes_get_a_second_look(tmp_path: Path) -> None:
+    from tests.tiny_models import tiny_classifier
+
+    classifier = CardClassifier(tiny_classifier(tmp_path / "card_classifier.onnx"))
+    session = _ScriptedSession(classifier.names)
+    classifier.session = session
+    classifier.dynamic_batch = True
+    image = np.zeros((200, 400, 3), np.uint8)
+    image[0:40, 0:200] = 255  # bright only in the upper half of the left box's crop
+    sure_box, unsure_box = (80.0, 20.0, 120.0, 60.0), (280.0, 120.0, 320.0, 160.0)
+    reads = classifier.classify(image, [sure_box, unsure_box])
+    assert [name for name, _ in reads] == ["10H", "10H"]
+    assert session.crops_seen == 3, "two first looks, one second look (for the unsure box)"
+    assert reads[0][1] == pytest.approx(0.98)
+    classifier.second_look_below = 1.0
+    session.crops_seen = 0
+    classifier.classify(image, [sure_box, unsure_box])
+    assert session.crops_seen == 4, "1.0 looks at every box with every view"

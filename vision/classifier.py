@@ -43,6 +43,12 @@ class CardClassifier:
     Measured on the real photos (conf 0.5): one view 0.637 / 0.713 identity precision /
     recall, 0° + 180° 0.791 / 0.741, four quarter turns 0.812 / 0.727 — at twice the cost of
     two views (≈ 0.5 ms a view of a box here), so two is the default."""
+    second_look_below: float = 0.9
+    """Boxes whose first view's best probability reaches this are not looked at again (the
+    other ``views`` are for the unsure ones); 1.0 looks at every box with every view. Measured
+    at conf 0.5 with ``cls_v3``: real photos 0.807 / 0.909 identity precision / recall at 0.9 vs
+    0.806 / 0.902 always; synthetic held-out design 0.762 / 0.681 vs 0.766 / 0.678 — the same
+    reading for fewer classifier runs (most boxes are read surely at first sight)."""
     names: tuple[str, ...] = field(init=False)
     size: int = field(init=False)
 
@@ -66,9 +72,25 @@ class CardClassifier:
     def classify(self, image_bgr: np.ndarray, boxes: Sequence[Box]) -> list[tuple[str, float]]:
         if not boxes:
             return []
+        first, *more = self.views
+        table = self._probabilities(image_bgr, boxes, [first])
+        unsure = [i for i, row in enumerate(table) if row.max() < self.second_look_below]
+        if more and unsure:
+            looks = self._probabilities(image_bgr, [boxes[i] for i in unsure], more)
+            table[unsure] = (table[unsure] + looks * len(more)) / (1 + len(more))
+        best = table.argmax(axis=1)
+        return [(self.names[int(k)], float(table[i, k])) for i, k in enumerate(best)]
+
+    def _probabilities(
+        self,
+        image_bgr: np.ndarray,
+        boxes: Sequence[Box],
+        views: Sequence[tuple[float, float]],
+    ) -> np.ndarray:
+        """Class probabilities of each box, averaged over ``views`` (boxes × classes)."""
         crops = [
             crop(image_bgr, box, self.size, scale=scale, angle=angle)
-            for scale, angle in self.views
+            for scale, angle in views
             for box in boxes
         ]
         probs: list[np.ndarray] = []
@@ -76,6 +98,5 @@ class CardClassifier:
         for i in range(0, len(crops), step):
             out = self.session.run(None, {self.input_name: to_blob(crops[i : i + step])})[0]
             probs.append(np.asarray(out, dtype=np.float32).reshape(-1, len(self.names)))
-        table = np.concatenate(probs).reshape(len(self.views), len(boxes), -1).mean(axis=0)
-        best = table.argmax(axis=1)
-        return [(self.names[int(k)], float(table[i, k])) for i, k in enumerate(best)]
+        table: np.ndarray = np.concatenate(probs).reshape(len(views), len(boxes), -1).mean(axis=0)
+        return table
