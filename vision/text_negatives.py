@@ -44,12 +44,33 @@ def _ink(rng: np.random.Generator) -> tuple[int, int, int]:
 
 
 def _paper(rng: np.random.Generator, side: int) -> np.ndarray:
-    light = rng.random() < 0.75  # else a coloured flyer or packaging
-    tone = rng.uniform(200, 255, 3) if light else rng.uniform(60, 255, 3)
+    if rng.random() < 0.75:  # newsprint, office paper, a book page: near-neutral
+        tone = float(rng.uniform(170, 250)) + rng.uniform(-10, 10, 3)
+    else:  # a coloured flyer or packaging
+        tone = rng.uniform(60, 255, 3)
     sheet = np.empty((side, side, 3), np.float32)
     sheet[:] = tone
     sheet += rng.normal(0, 4, sheet.shape)
     return sheet
+
+
+def _paragraph(rng: np.random.Generator, font: str | int, letter_h: int, side: int) -> np.ndarray:
+    """A block of text filling the sheet: a newspaper column, a flyer, a rule book."""
+    mask = np.zeros((side, side), np.float32)
+    y = int(rng.integers(0, letter_h))
+    first = True
+    while y < side:
+        h = int(letter_h * rng.uniform(1.8, 3.0)) if first and rng.random() < 0.4 else letter_h
+        first = False
+        words = [_word(rng, 1, 10) for _ in range(int(rng.integers(3, 9)))]
+        line = text_mask(" ".join(words), font, h, float(rng.uniform(0.8, 1.1)), 2)
+        line = line[:, :side]
+        bottom = min(side, y + h)
+        mask[y:bottom, : line.shape[1]] = np.maximum(
+            mask[y:bottom, : line.shape[1]], line[: bottom - y]
+        )
+        y += int(h * rng.uniform(1.15, 1.6))
+    return mask
 
 
 def text_negative(rng: np.random.Generator) -> np.ndarray:
@@ -59,10 +80,15 @@ def text_negative(rng: np.random.Generator) -> np.ndarray:
     fonts: list[str | int] = [*font_paths(), *HERSHEY]
     font = fonts[int(rng.integers(len(fonts)))]
     ink = np.array(_ink(rng), np.float32)
+    if rng.random() < 0.3:  # newsprint grey
+        ink[:] = float(rng.uniform(30, 100))
     kind = rng.random()
     letter_h = int(rng.integers(28, 64))
     thickness = int(rng.integers(1, 4))
-    if kind < 0.3:  # a vertical stack of letters, like a joker's JOKER
+    if kind >= 0.5:
+        letter_h = int(rng.integers(8, 40))
+        mask = _paragraph(rng, font, letter_h, side)
+    elif kind < 0.2:  # a vertical stack of letters, like a joker's JOKER
         word = _vertical_word(rng)
         masks = [text_mask(c, font, letter_h, 1.0, thickness) for c in word]
         width = max(m.shape[1] for m in masks)
@@ -72,9 +98,9 @@ def text_negative(rng: np.random.Generator) -> np.ndarray:
             x = (width - m.shape[1]) // 2
             stack[i * (letter_h + gap) : i * (letter_h + gap) + letter_h, x : x + m.shape[1]] = m
         mask = stack
-    elif kind < 0.55:  # a lone rank-like letter or "10", no suit under it
+    elif kind < 0.3:  # a lone rank-like letter or "10", no suit under it
         mask = text_mask(str(rng.choice(RANK_LIKE)), font, letter_h, 1.0, thickness)
-    else:  # lines of text
+    else:  # a few lines of text
         lines = [_word(rng, 1, 9) for _ in range(int(rng.integers(1, 4)))]
         masks = [text_mask(line, font, letter_h, 1.0, thickness) for line in lines]
         width = max(m.shape[1] for m in masks)
@@ -92,7 +118,7 @@ def text_negative(rng: np.random.Generator) -> np.ndarray:
     sheet[y : y + mh, x : x + mw] = region * (1 - mask[..., None]) + ink * mask[..., None]
     image = cv2.cvtColor(np.clip(sheet, 0, 255).astype(np.uint8), cv2.COLOR_RGB2BGR)
     # The box a localiser would draw: around one letter-sized part of the text.
-    box_h = letter_h * float(rng.uniform(1.2, 2.6))
+    box_h = letter_h * float(rng.uniform(1.2, 4.0 if kind >= 0.5 else 2.6))
     box_w = box_h * float(rng.uniform(0.4, 0.9))
     cx = side / 2 + float(rng.uniform(-0.25, 0.25)) * mw
     cy = side / 2 + float(rng.uniform(-0.25, 0.25)) * mh
