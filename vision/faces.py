@@ -359,7 +359,9 @@ def font_paths() -> list[str]:
         "cmss10.ttf",
         "cmb10.ttf",
     ]
-    return [str(folder / n) for n in names if (folder / n).is_file()] + system
+    bundled = [str(folder / n) for n in names if (folder / n).is_file()]
+    seen = {Path(p).name for p in bundled}
+    return bundled + [p for p in system if Path(p).name not in seen]
 
 
 HERSHEY = [
@@ -444,10 +446,44 @@ class ProceduralStyle:
     ten_style: int  # 0: "10", 1: narrow "10", 2: "IO"-like
     colors: dict[str, tuple[int, int, int]]
     suit_shape: tuple[float, float, float, float]
+    suit_font: str | None  # draw suit glyphs from this font's ♠♥♦♣ instead of suit_shape
     pips: bool  # number cards show pips (else one large centre suit)
     court_colors: tuple[tuple[int, int, int], ...]
     joker_colors: tuple[tuple[int, int, int], ...]
     thickness: int
+
+
+SUIT_GLYPHS = {"S": "\u2660", "H": "\u2665", "D": "\u2666", "C": "\u2663"}
+
+
+@functools.lru_cache(maxsize=1)
+def suit_fonts() -> tuple[str, ...]:
+    """The TrueType fonts among :func:`font_paths` that draw all four suit glyphs."""
+    from PIL import ImageFont
+
+    found = []
+    for path in font_paths():
+        font = ImageFont.truetype(path, 32)
+        # A font without a glyph draws its "missing" box, the same for all four suits.
+        shapes = {font.getmask(g).getbbox() for g in SUIT_GLYPHS.values()}
+        if len(shapes) >= 3:
+            found.append(path)
+    return tuple(found)
+
+
+def _suit_font(rng: np.random.Generator) -> str | None:
+    fonts = suit_fonts()
+    if not fonts or rng.random() < 0.6:
+        return None
+    return fonts[int(rng.integers(len(fonts)))]
+
+
+def styled_suit_mask(style: ProceduralStyle, suit: str, w: int, h: int) -> np.ndarray:
+    """The style's suit glyph, ``w × h``: a font's glyph or the procedural shape."""
+    if style.suit_font is None:
+        return suit_mask(suit, style.suit_shape, w, h)
+    glyph = text_mask(SUIT_GLYPHS[suit], style.suit_font, h)
+    return cv2.resize(glyph, (w, h), interpolation=cv2.INTER_AREA)
 
 
 def _rgb(values: Iterable[SupportsInt]) -> tuple[int, int, int]:
@@ -493,6 +529,7 @@ def random_style(rng: np.random.Generator) -> ProceduralStyle:
         ten_style=int(rng.choice(3, p=[0.6, 0.25, 0.15])),
         colors=colors,
         suit_shape=_four(rng.random(4)),
+        suit_font=_suit_font(rng),
         pips=bool(rng.random() < 0.8),
         court_colors=court,
         joker_colors=jok,
@@ -590,14 +627,14 @@ def _draw_centre(
     if rank in _PIPS and style.pips:
         ps = round(h * 0.1)
         x0, x1, y0, y1 = 0.3 * w, 0.7 * w, 0.2 * h, 0.8 * h
-        pm = suit_mask(suit, style.suit_shape, round(ps * 0.85), ps)
+        pm = styled_suit_mask(style, suit, round(ps * 0.85), ps)
         for fx, fy in _PIPS[rank]:
             cx, cy = x0 + fx * (x1 - x0), y0 + fy * (y1 - y0)
             m = pm if fy <= 0.5 else pm[::-1, ::-1]
             _paste(img, m, round(cx - m.shape[1] / 2), round(cy - m.shape[0] / 2), col)
     elif rank in _PIPS or rank == "A":
         ps = round(h * (0.35 if rank == "A" else 0.25))
-        m = suit_mask(suit, style.suit_shape, round(ps * 0.85), ps)
+        m = styled_suit_mask(style, suit, round(ps * 0.85), ps)
         _paste(img, m, (w - m.shape[1]) // 2, (h - m.shape[0]) // 2, col)
     else:  # court card: a framed panel with blobs and a big letter
         fx0, fy0 = round(0.2 * w), round(0.16 * h)
@@ -685,7 +722,7 @@ def render_procedural(
         x1, y1 = x + rm.shape[1], y + rh
         if style.suit_ratio > 0:
             sh = max(3, round(rh * style.suit_ratio))
-            sm = suit_mask(suit, style.suit_shape, max(3, round(sh * 0.85)), sh)
+            sm = styled_suit_mask(style, suit, max(3, round(sh * 0.85)), sh)
             sx = x + (rm.shape[1] - sm.shape[1]) // 2
             sy = y1 + max(1, rh // 8)
             _paste(img, sm, sx, sy, col)
