@@ -36,19 +36,21 @@ class CardClassifier:
 
     model_path: Path = DEFAULT_CLASSIFIER
     threads: int = 1
-    views: tuple[tuple[float, float], ...] = ((1.0, 0.0), (1.0, 180.0))
-    """(scale, angle°) views of each box whose probabilities are averaged (test-time
-    augmentation). The classifier is trained on indices at every angle (cards lie every way
-    round on a table), so the four quarter turns are four honest looks at the same index.
-    Measured on the real photos (conf 0.5): one view 0.637 / 0.713 identity precision /
-    recall, 0° + 180° 0.791 / 0.741, four quarter turns 0.812 / 0.727 — at twice the cost of
-    two views (≈ 0.5 ms a view of a box here), so two is the default."""
+    views: tuple[tuple[float, float], ...] = ((1.0, 0.0), (1.0, 90.0), (1.0, 180.0), (1.0, 270.0))
+    """(scale, angle°) views of a box whose probabilities are averaged (test-time augmentation).
+    The classifier is trained on indices at every angle (cards lie every way round on a
+    table), so the four quarter turns are four honest looks at the same index. The first view
+    is always taken; the others only for unsure boxes (``second_look_below``). Measured at
+    conf 0.5 with the classifier of epoch 1 of ``cls_v6``, unsure boxes looked at again:
+    0° + 180°: real photos 0.828 / 0.944 identity precision / recall, synthetic held-out design
+    0.788 / 0.680; four quarter turns: 0.859 / 0.937 and 0.820 / 0.686."""
     second_look_below: float = 0.9
     """Boxes whose first view's best probability reaches this are not looked at again (the
     other ``views`` are for the unsure ones); 1.0 looks at every box with every view. Measured
-    at conf 0.5 with ``cls_v3``: real photos 0.807 / 0.909 identity precision / recall at 0.9 vs
-    0.806 / 0.902 always; synthetic held-out design 0.762 / 0.681 vs 0.766 / 0.678 — the same
-    reading for fewer classifier runs (most boxes are read surely at first sight)."""
+    at conf 0.5 with ``cls_v3`` (views 0° + 180°): real photos 0.807 / 0.909 identity precision
+    / recall at 0.9 vs 0.806 / 0.902 always; synthetic held-out design 0.762 / 0.681 vs 0.766 /
+    0.678 — the same reading for fewer classifier runs (most boxes are read surely at first
+    sight; ≈ 0.5 ms a view of a box here)."""
     names: tuple[str, ...] = field(init=False)
     size: int = field(init=False)
 
