@@ -432,7 +432,11 @@ class CardDetector:
     max_tiles: int = 4
     calibration: Calibration | None = None
     classifier_path: Path | str | None = "auto"
-    loc_conf: float = 0.15
+    loc_conf: float = 0.3
+    """The localiser's threshold. Measured (conf 0.5, ``cls_v6`` epoch 1; identity precision /
+    recall): real photos 0.859 / 0.937 at 0.15, 0.899 / 0.937 at 0.3, 0.923 / 0.923 at 0.45;
+    synthetic held-out design 0.820 / 0.686, 0.855 / 0.650, 0.889 / 0.581. Weak boxes are mostly
+    printed text and court art that the classifier then misreads."""
     max_boxes: int = 120
     names: tuple[str, ...] = field(init=False)
     size: int = field(init=False)
