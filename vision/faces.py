@@ -640,7 +640,8 @@ def _draw_centre(
         fx0, fy0 = round(0.2 * w), round(0.16 * h)
         fx1, fy1 = w - fx0, h - fy0
         panel = np.empty((fy1 - fy0, fx1 - fx0, 3), np.uint8)
-        panel[:] = style.court_colors[0]
+        # Most printed court cards draw their figure on white: the panel is often the paper.
+        panel[:] = style.paper if rng.random() < 0.5 else style.court_colors[0]
         ph, pw = panel.shape[:2]
         for i in range(int(rng.integers(3, 8))):
             c = style.court_colors[1 + i % 3]
@@ -651,6 +652,14 @@ def _draw_centre(
         cv2.rectangle(img, (fx0, fy0), (fx1, fy1), (*col, 255), max(1, h // 150))
         letter = text_mask(rank, style.font, round(ph * 0.35), style.squeeze, style.thickness)
         _paste(img, letter, (w - letter.shape[1]) // 2, (h - letter.shape[0]) // 2, col)
+        if rng.random() < 0.6:
+            # A big suit pip in the frame's corners, right beside the index, as on most decks
+            # (the index must be read next to it).
+            ps = round(h * float(rng.uniform(0.08, 0.13)))
+            pip = styled_suit_mask(style, suit, round(ps * 0.85), ps)
+            gap = max(1, h // 100)
+            _paste(img, pip, fx0 + gap, fy0 + gap, col)
+            _paste(img, pip[::-1, ::-1], fx1 - gap - pip.shape[1], fy1 - gap - pip.shape[0], col)
 
 
 def _draw_joker(
