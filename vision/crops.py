@@ -121,7 +121,7 @@ def _jittered_crop(rng: np.random.Generator, image: np.ndarray, box: Box) -> np.
     )
 
 
-def _blur_down(rng: np.random.Generator, patch: np.ndarray) -> np.ndarray:
+def blur_down(rng: np.random.Generator, patch: np.ndarray) -> np.ndarray:
     """Sometimes lose resolution: a far camera or a soft lens shows the index with few pixels."""
     if rng.random() < 0.3:
         # Not below ~28 px: smaller, a suit glyph is a few pixels and the label would be a guess.
@@ -143,7 +143,7 @@ def scene_crops(
     for cls, x0, y0, x1, y1 in boxes:
         for _ in range(jitters):
             patch = _jittered_crop(rng, image, (x0, y0, x1, y1))
-            yield CLASS_NAMES[cls], _blur_down(rng, patch)
+            yield CLASS_NAMES[cls], blur_down(rng, patch)
     h, w = image.shape[:2]
     sides = [max(b[2] - b[0], b[3] - b[1]) for b in gts] or [w * 0.08]
     made = tries = 0
@@ -171,7 +171,7 @@ def scene_crops(
         ):
             continue
         made += 1
-        yield NONE_CLASS, _blur_down(rng, crop(image, cand, angle=float(rng.uniform(-8, 8))))
+        yield NONE_CLASS, blur_down(rng, crop(image, cand, angle=float(rng.uniform(-8, 8))))
 
 
 def _render_chunk(

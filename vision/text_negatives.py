@@ -16,7 +16,7 @@ import string
 import cv2
 import numpy as np
 
-from vision.crops import CROP_SIZE, crop
+from vision.crops import CROP_SIZE, blur_down, crop
 from vision.faces import HERSHEY, font_paths, text_mask
 
 RANK_LIKE = ["A", "J", "Q", "K", "10", "2", "3", "4", "5", "6", "7", "8", "9"]
@@ -127,10 +127,7 @@ def text_negative(rng: np.random.Generator) -> np.ndarray:
     if rng.random() < 0.4:
         sigma = float(rng.uniform(0.3, 1.2))
         patch = cv2.GaussianBlur(patch, (0, 0), sigma)
-    if rng.random() < 0.3:
-        low = int(rng.integers(28, CROP_SIZE))
-        patch = cv2.resize(patch, (low, low), interpolation=cv2.INTER_AREA)
-        patch = cv2.resize(patch, (CROP_SIZE, CROP_SIZE), interpolation=cv2.INTER_LINEAR)
+    patch = blur_down(rng, patch)
     quality = int(rng.integers(40, 96))
     ok, jpeg = cv2.imencode(".jpg", patch, [cv2.IMWRITE_JPEG_QUALITY, quality])
     decoded = cv2.imdecode(jpeg, cv2.IMREAD_COLOR) if ok else None
