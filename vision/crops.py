@@ -131,6 +131,15 @@ def blur_down(rng: np.random.Generator, patch: np.ndarray) -> np.ndarray:
     return patch
 
 
+def jpeg_artefacts(rng: np.random.Generator, image: np.ndarray) -> np.ndarray:
+    """``image`` after a round trip through JPEG at a random quality (40–95), as a camera or
+    a phone would save it."""
+    quality = int(rng.integers(40, 96))
+    ok, jpeg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    decoded = cv2.imdecode(jpeg, cv2.IMREAD_COLOR) if ok else None
+    return image if decoded is None else decoded
+
+
 def scene_crops(
     rng: np.random.Generator,
     image: np.ndarray,
@@ -187,10 +196,7 @@ def _render_chunk(
         imgsz = int(rng.choice(list(sizes)))
         image_rgb, boxes = render_scene(rng, designs, imgsz, seed)
         image = cv2.cvtColor(image_rgb, cv2.COLOR_RGB2BGR)
-        quality = int(rng.integers(40, 96))
-        ok, jpeg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
-        decoded = cv2.imdecode(jpeg, cv2.IMREAD_COLOR) if ok else None
-        image = image if decoded is None else decoded
+        image = jpeg_artefacts(rng, image)
         for k, (label, patch) in enumerate(scene_crops(rng, image, boxes)):
             folder = out / split / label
             folder.mkdir(parents=True, exist_ok=True)

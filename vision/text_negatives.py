@@ -16,7 +16,7 @@ import string
 import cv2
 import numpy as np
 
-from vision.crops import CROP_SIZE, blur_down, crop
+from vision.crops import CROP_SIZE, blur_down, crop, jpeg_artefacts
 from vision.faces import HERSHEY, font_paths, text_mask
 
 RANK_LIKE = ["A", "J", "Q", "K", "10", "2", "3", "4", "5", "6", "7", "8", "9"]
@@ -128,7 +128,4 @@ def text_negative(rng: np.random.Generator) -> np.ndarray:
         sigma = float(rng.uniform(0.3, 1.2))
         patch = cv2.GaussianBlur(patch, (0, 0), sigma)
     patch = blur_down(rng, patch)
-    quality = int(rng.integers(40, 96))
-    ok, jpeg = cv2.imencode(".jpg", patch, [cv2.IMWRITE_JPEG_QUALITY, quality])
-    decoded = cv2.imdecode(jpeg, cv2.IMREAD_COLOR) if ok else None
-    return patch if decoded is None else decoded
+    return jpeg_artefacts(rng, patch)
