@@ -729,14 +729,13 @@ def render_procedural(
         x, y = round(style.margin_x * w), round(style.margin_y * h)
         _paste(img, rm, x, y, col)
         x1, y1 = x + rm.shape[1], y + rh
-        if style.suit_ratio > 0:
-            sh = max(3, round(rh * style.suit_ratio))
-            sm = styled_suit_mask(style, suit, max(3, round(sh * 0.85)), sh)
-            sx = x + (rm.shape[1] - sm.shape[1]) // 2
-            sy = y1 + max(1, rh // 8)
-            _paste(img, sm, sx, sy, col)
-            x1, y1 = max(x1, sx + sm.shape[1]), sy + sh
-            x = min(x, sx)
+        sh = max(3, round(rh * style.suit_ratio))
+        sm = styled_suit_mask(style, suit, max(3, round(sh * 0.85)), sh)
+        sx = x + (rm.shape[1] - sm.shape[1]) // 2
+        sy = y1 + max(1, rh // 8)
+        _paste(img, sm, sx, sy, col)
+        x1, y1 = max(x1, sx + sm.shape[1]), sy + sh
+        x = min(x, sx)
         box = (float(x), float(y), float(x1), float(y1))
     tl = _pad_box(box, w, h)
     # The bottom-right index is the top-left one turned 180°.
