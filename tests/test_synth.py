@@ -11,7 +11,7 @@ pytest.importorskip("PIL")
 pytest.importorskip("matplotlib")
 
 from vision.classes import CLASS_NAMES
-from vision.faces import designs, make_face
+from vision.faces import designs, make_face, random_style, render_procedural
 from vision.synth import render_scene, synthesize
 
 IMGSZ = 160
@@ -79,3 +79,17 @@ def test_faces_have_corner_indices_inside_the_face() -> None:
                 qh = q[:, 1].max() - q[:, 1].min()
                 assert 0.05 * h < qh < 0.6 * h
     assert make_face("adrian_kennard", "SJ", rng).whole_face
+
+
+def test_some_procedural_decks_print_jokers_without_a_corner_index() -> None:
+    """A quarter of the procedural decks draw picture-only jokers: labelled by the whole face."""
+    styles = [random_style(np.random.default_rng(seed)) for seed in range(200)]
+    picture_only = [s for s in styles if not s.joker_index]
+    assert 0.15 < len(picture_only) / len(styles) < 0.35
+    for identity in ("BJ", "SJ"):
+        face = render_procedural(picture_only[0], identity, 300)
+        assert face.whole_face and face.corners == ()
+        ink = (face.image[..., :3].astype(int) - np.array(picture_only[0].paper)).any(axis=2)
+        assert ink[face.image[..., 3] > 0].mean() > 0.01  # a figure, not a blank card
+    numbered = render_procedural(picture_only[0], "10H", 300)
+    assert not numbered.whole_face and len(numbered.corners) == 2

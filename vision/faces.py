@@ -14,7 +14,8 @@ Designs (:func:`designs`):
   ``whole_face`` set and is labelled as a whole.
 * ``procedural``: decks drawn here with OpenCV and Pillow (matplotlib's DejaVu/STIX/Computer
   Modern fonts and Hershey fonts, procedural suit shapes, paper tints, 2- or 4-colour suits,
-  pips or simple court art, Chinese-style jokers with vertical "JOKER" lettering), so that the
+  pips or simple court art, Chinese-style jokers with vertical "JOKER" lettering, or in a
+  quarter of the decks picture-only jokers labelled whole like adrian_kennard's), so that the
   detector does not learn one deck's look. A :class:`ProceduralStyle` fixes one deck's look;
   :func:`render_procedural` draws one identity in it.
 
@@ -451,6 +452,7 @@ class ProceduralStyle:
     court_colors: tuple[tuple[int, int, int], ...]
     joker_colors: tuple[tuple[int, int, int], ...]
     thickness: int
+    joker_index: bool = True  # False: picture-only jokers (no corner index; labelled whole)
 
 
 SUIT_GLYPHS = {"S": "\u2660", "H": "\u2665", "D": "\u2666", "C": "\u2663"}
@@ -534,6 +536,7 @@ def random_style(rng: np.random.Generator) -> ProceduralStyle:
         court_colors=court,
         joker_colors=jok,
         thickness=int(rng.integers(1, 4)),
+        joker_index=bool(rng.random() >= 0.25),
     )
 
 
@@ -683,31 +686,57 @@ def _draw_joker(
         float(x1),
         float(y - max(1, lh // 6)),
     )
-    # Central figure: a face with a jester's hat.
-    cx, cy, r = w // 2, round(h * 0.55), round(w * 0.2)
+    _draw_jester(img, style, big, (w // 2, round(h * 0.55)), round(w * 0.2), outline=False)
+    return box
+
+
+def _draw_picture_joker(
+    img: np.ndarray, style: ProceduralStyle, big: bool, rng: np.random.Generator
+) -> None:
+    """A joker with no corner index, only a large jester (coloured: big; black or grey: small).
+
+    Many Western decks print their jokers this way; the label is then the whole face. The small
+    joker is drawn as black line art half the time, the way one-colour printing does it.
+    """
+    h, w = img.shape[:2]
+    centre = (round(w * rng.uniform(0.45, 0.55)), round(h * rng.uniform(0.5, 0.6)))
+    outline = not big and rng.random() < 0.5
+    _draw_jester(img, style, big, centre, round(w * rng.uniform(0.22, 0.3)), outline)
+
+
+def _draw_jester(
+    img: np.ndarray,
+    style: ProceduralStyle,
+    big: bool,
+    centre: tuple[int, int],
+    r: int,
+    outline: bool,
+) -> None:
+    """A round face under a three-pointed jester's hat; ``outline`` draws black line art."""
+    h = img.shape[0]
+    cx, cy = centre
+    ink = (20, 20, 20, 255)
+    line = max(1, h // 200)
     skin = (245, 200, 60) if big else (235, 235, 235)
     hat = style.joker_colors if big else ((60, 60, 60), (140, 140, 140))
     for i in range(3):
         tip = (cx + (i - 1) * r, cy - round(2.2 * r))
         pts = np.array([[cx - r, cy - r // 2], [cx + r, cy - r // 2], tip], dtype=np.int32)
-        cv2.fillPoly(img, [pts], (*hat[i % len(hat)], 255), cv2.LINE_AA)
-        cv2.circle(img, tip, max(2, r // 6), (*hat[(i + 1) % len(hat)], 255), -1, cv2.LINE_AA)
-    cv2.circle(img, (cx, cy), r, (*skin, 255), -1, cv2.LINE_AA)
-    cv2.circle(img, (cx, cy), r, (30, 30, 30, 255), max(1, h // 200), cv2.LINE_AA)
+        bell = max(2, r // 6)
+        if outline:
+            cv2.fillPoly(img, [pts], (*style.paper, 255), cv2.LINE_AA)
+            cv2.polylines(img, [pts], True, ink, line, cv2.LINE_AA)
+            cv2.circle(img, tip, bell, ink, line, cv2.LINE_AA)
+        else:
+            cv2.fillPoly(img, [pts], (*hat[i % len(hat)], 255), cv2.LINE_AA)
+            cv2.circle(img, tip, bell, (*hat[(i + 1) % len(hat)], 255), -1, cv2.LINE_AA)
+    cv2.circle(img, (cx, cy), r, (*style.paper, 255) if outline else (*skin, 255), -1, cv2.LINE_AA)
+    cv2.circle(img, (cx, cy), r, (30, 30, 30, 255), line, cv2.LINE_AA)
     for ex in (-1, 1):
-        cv2.circle(img, (cx + ex * r // 3, cy - r // 5), max(1, r // 9), (20, 20, 20, 255), -1)
+        cv2.circle(img, (cx + ex * r // 3, cy - r // 5), max(1, r // 9), ink, -1)
     cv2.ellipse(
-        img,
-        (cx, cy + r // 5),
-        (r // 2, r // 3),
-        0,
-        20,
-        160,
-        (20, 20, 20, 255),
-        max(1, h // 150),
-        cv2.LINE_AA,
+        img, (cx, cy + r // 5), (r // 2, r // 3), 0, 20, 160, ink, max(1, h // 150), cv2.LINE_AA
     )
-    return box
 
 
 def render_procedural(
@@ -718,6 +747,9 @@ def render_procedural(
     h = height
     w = round(h * CARD_ASPECT)
     img = _blank(style, w, h)
+    if identity in ("BJ", "SJ") and not style.joker_index:
+        _draw_picture_joker(img, style, identity == "BJ", rng)
+        return CardFace(identity, PROCEDURAL, img, (), whole_face=True)
     if identity in ("BJ", "SJ"):
         box = _draw_joker(img, style, identity == "BJ", rng)
     else:
