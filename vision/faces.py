@@ -453,6 +453,7 @@ class ProceduralStyle:
     joker_colors: tuple[tuple[int, int, int], ...]
     thickness: int
     joker_index: bool = True  # False: picture-only jokers (no corner index; labelled whole)
+    suit_gap: float = 0.125  # space between the index's rank and suit, fraction of rank height
 
 
 SUIT_GLYPHS = {"S": "\u2660", "H": "\u2665", "D": "\u2666", "C": "\u2663"}
@@ -537,6 +538,7 @@ def random_style(rng: np.random.Generator) -> ProceduralStyle:
         joker_colors=jok,
         thickness=int(rng.integers(1, 4)),
         joker_index=bool(rng.random() >= 0.25),
+        suit_gap=float(rng.uniform(0.05, 0.6)),
     )
 
 
@@ -764,7 +766,7 @@ def render_procedural(
         sh = max(3, round(rh * style.suit_ratio))
         sm = styled_suit_mask(style, suit, max(3, round(sh * 0.85)), sh)
         sx = x + (rm.shape[1] - sm.shape[1]) // 2
-        sy = y1 + max(1, rh // 8)
+        sy = y1 + max(1, round(rh * style.suit_gap))
         _paste(img, sm, sx, sy, col)
         x1, y1 = max(x1, sx + sm.shape[1]), sy + sh
         x = min(x, sx)
