@@ -10,8 +10,9 @@ This module owns the wiring of one table's vision into the engine, frame by fram
    only when the finding changes); the calibration itself is never changed silently.
 2. *motion*: the :class:`vision.motion.MotionGate` reads every frame (downscaled, masked to the
    table and each zone, cheap).
-3. *decision frames*, at most ``decision_fps`` a second: the table is warped top-down
-   (``warp_table``, NW at the top-left, ``px_per_cm`` pixels a cm), the detector reads it (it
+3. *decision frames*, at most ``decision_fps`` a second: the part of the table the zones
+   cover (``Zones.reading_region_cm``: 80 × 80 cm of the default 90 cm table) is warped
+   top-down (``warp_table``, ``px_per_cm`` pixels a cm), the detector reads it (it
    decides its own tiling), ``group_cards`` makes cards, card centres go to table cm and
    ``Zones.assign`` sorts them by seat, and ``PlayTracker.observe`` gets the cards with the
    frame's motion state, per zone (``zone_motion``, default): a zone is blocked only while the
@@ -266,6 +267,7 @@ class TablePipeline:
         self.drift_check_s = drift_check_s
         self.calibrate_within_s = calibrate_within_s
         self.zones = Zones.from_config(self.config.table, self.config.zones)
+        self.reading_region_cm = self.zones.reading_region_cm()
         self.tracker = tracker or PlayTracker(
             settle_s=(TRACKER_FRAMES - 1) / decision_fps, min_frames=TRACKER_FRAMES
         )
@@ -409,7 +411,7 @@ class TablePipeline:
         assert self.calibration is not None
         self.timings.decisions += 1
         with self._timed("warp"):
-            top = warp_table(frame.image, self.calibration, self.px_per_cm)
+            top = warp_table(frame.image, self.calibration, self.px_per_cm, self.reading_region_cm)
         with self._timed("detect"):
             detections = self.detector.detect(top)
         with self._timed("zones"):
@@ -439,7 +441,8 @@ class TablePipeline:
         xs = [(b[0] + b[2]) / 2 for b in sighting.boxes]
         ys = [(b[1] + b[3]) / 2 for b in sighting.boxes]
         k = self.px_per_cm * len(sighting.boxes)
-        return sum(xs) / k, sum(ys) / k
+        x0, y0 = self.reading_region_cm[:2]
+        return x0 + sum(xs) / k, y0 + sum(ys) / k
 
     # ----- events -----------------------------------------------------------------------
     def _take(self, events: Sequence[Event]) -> list[PipelineEvent]:

@@ -197,6 +197,23 @@ def test_manual_fallback_matches_markers(image: np.ndarray, cal: Calibration) ->
 # ---------------------------------------------------------------- zones
 
 
+def test_warp_table_region_keeps_table_cm(image: np.ndarray, cal: Calibration) -> None:
+    """A region of the table warps with its top-left corner at the origin, same scale."""
+    whole = warp_table(image, cal, px_per_cm=5.0)
+    part = warp_table(image, cal, px_per_cm=5.0, region_cm=(10.0, 20.0, 80.0, 60.0))
+    assert part.shape[:2] == (200, 350)
+    diff = np.abs(part.astype(int) - whole[100:300, 50:400].astype(int))
+    assert np.median(diff) <= 2
+    with pytest.raises(CalibrationError, match="empty"):
+        warp_table(image, cal, region_cm=(30.0, 0.0, 30.0, 90.0))
+
+
+def test_reading_region_covers_every_zone_plus_half_a_card() -> None:
+    zones = Zones.from_config(GEO, ZoneConfig())
+    assert zones.reading_region_cm() == (5.0, 5.0, 85.0, 85.0)  # zones span 10–80 cm
+    assert zones.reading_region_cm(margin_cm=20.0) == (0.0, 0.0, 90.0, 90.0)  # clipped
+
+
 def test_zones_seat_of_and_assign(cal: Calibration) -> None:
     zones = Zones.from_config(GEO, ZoneConfig())
     front = {"N": (45, 20), "E": (70, 45), "S": (45, 70), "W": (20, 45), CENTRE: (45, 45)}

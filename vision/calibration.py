@@ -446,14 +446,28 @@ def to_image(points_cm: npt.ArrayLike, calibration: Calibration) -> FloatArray:
     return _apply(np.linalg.inv(calibration.matrix), points_cm)
 
 
-def warp_table(image: np.ndarray, calibration: Calibration, px_per_cm: float = 4.0) -> np.ndarray:
-    """The table top seen from straight above: ``px_per_cm`` pixels per cm, NW at top-left."""
+def warp_table(
+    image: np.ndarray,
+    calibration: Calibration,
+    px_per_cm: float = 4.0,
+    region_cm: tuple[float, float, float, float] | None = None,
+) -> np.ndarray:
+    """The table top seen from straight above: ``px_per_cm`` pixels per cm, NW at top-left.
+
+    ``region_cm`` (x0, y0, x1, y1) warps only that part of the table; its top-left corner is
+    then the image's origin.
+    """
     if px_per_cm <= 0:
         raise CalibrationError(f"px_per_cm must be > 0 (got {px_per_cm})")
     w_cm, h_cm = calibration.table_size_cm
-    scale = np.diag([px_per_cm, px_per_cm, 1.0])
-    size = (round(w_cm * px_per_cm), round(h_cm * px_per_cm))
-    return cv2.warpPerspective(image, scale @ calibration.matrix, size, flags=cv2.INTER_LINEAR)
+    x0, y0, x1, y1 = region_cm or (0.0, 0.0, w_cm, h_cm)
+    if not (x1 > x0 and y1 > y0):
+        raise CalibrationError(f"region {region_cm} cm is empty: give (x0, y0, x1, y1), x1 > x0")
+    to_pixels = np.array(
+        [[px_per_cm, 0.0, -x0 * px_per_cm], [0.0, px_per_cm, -y0 * px_per_cm], [0.0, 0.0, 1.0]]
+    )
+    size = (round((x1 - x0) * px_per_cm), round((y1 - y0) * px_per_cm))
+    return cv2.warpPerspective(image, to_pixels @ calibration.matrix, size, flags=cv2.INTER_LINEAR)
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,8 @@ CENTRE = "centre"
 OUTSIDE = "outside"
 
 Point = tuple[float, float]
+READING_MARGIN_CM = 5.0
+"""How far past the zones a card may reach and still be read: about half a card's height."""
 Polygon = tuple[Point, ...]
 T = TypeVar("T")
 
@@ -149,6 +151,22 @@ class Zones:
         for item, point in items:
             out[self.seat_of(point) or OUTSIDE].append(item)
         return out
+
+    def reading_region_cm(
+        self, margin_cm: float = READING_MARGIN_CM
+    ) -> tuple[float, float, float, float]:
+        """``(x0, y0, x1, y1)`` in cm: the bounds of every zone grown by ``margin_cm`` (a card
+        whose centre lies on a zone's edge reaches that far out), clipped to the table. Only
+        this part of the table needs reading: cards elsewhere belong to no zone."""
+        points = np.concatenate([p for k, p in self.polygons_cm().items() if k != "table"])
+        x0, y0 = points.min(axis=0) - margin_cm
+        x1, y1 = points.max(axis=0) + margin_cm
+        return (
+            max(0.0, float(x0)),
+            max(0.0, float(y0)),
+            min(self.width_cm, float(x1)),
+            min(self.height_cm, float(y1)),
+        )
 
     def polygons_cm(self, circle_points: int = 48) -> dict[str, npt.NDArray[np.float64]]:
         """Every zone and the table outline as polygons in cm (the centre as a polygon of
