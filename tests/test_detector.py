@@ -182,6 +182,7 @@ class _SquareModel:
 def _square_detector(dynamic: bool = True, size: int = 320) -> tuple[CardDetector, _SquareModel]:
     det = object.__new__(CardDetector)
     det.names, det.size, det.dynamic_batch = CLASS_NAMES, size, dynamic
+    det.localiser_classes = len(CLASS_NAMES)
     det.conf, det.iou, det.max_tiles, det.calibration = 0.25, 0.5, 4, Calibration()
     det.classifier = None  # one stage: the square model names its boxes itself
     model = _SquareModel()
@@ -339,6 +340,21 @@ def test_standin_model_loads_and_runs_tiled(standin_model: Path) -> None:
     assert all(0 <= d.box[0] <= d.box[2] <= 1280 for d in dets)
     assert all(d.identity in CLASS_ID for d in dets)
     assert det.detect(frame[:320, :320]) is not None
+
+
+def test_a_one_class_localiser_takes_its_identities_from_the_classifier(tmp_path: Path) -> None:
+    """ultralytics names a single-class model's class "item"; the cards read are ours."""
+    from tests.tiny_models import tiny_classifier, tiny_localiser
+
+    model = tiny_localiser(tmp_path / "card_detector.onnx")
+    tiny_classifier(tmp_path / "card_classifier.onnx", always="QS")
+    det = CardDetector(model, threads=1, conf=0.5)
+    assert det.localiser_classes == 1 and det.names == CLASS_NAMES
+    found = det.detect(np.full((64, 64, 3), 200, np.uint8))
+    assert [d.identity for d in found] == ["QS"]
+    assert found[0].box == pytest.approx((16.0, 16.0, 48.0, 48.0))
+    with pytest.raises(ModelError, match=r"localiser.*card_classifier\.onnx"):
+        CardDetector(model, threads=1, classifier_path=None)
 
 
 def _faces_dir() -> Path | None:

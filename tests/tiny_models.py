@@ -13,15 +13,18 @@ from pathlib import Path
 import numpy as np
 
 
-def _conv_model(path: Path, size: int, channels: int, flat: bool, names: str) -> Path:
+def _conv_model(
+    path: Path, size: int, channels: int, flat: bool, names: str, bias: np.ndarray | None = None
+) -> Path:
     import onnx
     from onnx import TensorProto, helper, numpy_helper
 
     stride = 8
     cells = (size // stride) ** 2
     weight = numpy_helper.from_array(np.zeros((channels, 3, stride, stride), np.float32), name="w")
+    offsets = np.zeros(channels, np.float32) if bias is None else bias.astype(np.float32)
     nodes = [
-        helper.make_node("Conv", ["images", "w"], ["conv"], strides=[stride, stride]),
+        helper.make_node("Conv", ["images", "w", "b"], ["conv"], strides=[stride, stride]),
     ]
     if flat:  # classifier: mean over the grid → 1 × classes
         nodes.append(helper.make_node("GlobalAveragePool", ["conv"], ["pool"]))
@@ -37,7 +40,7 @@ def _conv_model(path: Path, size: int, channels: int, flat: bool, names: str) ->
         "tiny",
         [helper.make_tensor_value_info("images", TensorProto.FLOAT, [1, 3, size, size])],
         [helper.make_tensor_value_info("output0", TensorProto.FLOAT, out_shape)],
-        initializer=[weight, shape],
+        initializer=[weight, numpy_helper.from_array(offsets, name="b"), shape],
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
     model.ir_version = 8
@@ -56,9 +59,21 @@ def tiny_detector(path: Path, size: int = 64) -> Path:
     return _conv_model(path, size, 4 + len(CLASS_NAMES), flat=False, names=names)
 
 
-def tiny_classifier(path: Path, size: int = 64) -> Path:
-    """A loadable corner-index classifier (54 identities + none)."""
+def tiny_localiser(path: Path, size: int = 64) -> Path:
+    """A one-class localiser ("item", as ultralytics names a single class) that finds the same
+    box, the middle half of the image, in every grid cell (NMS keeps one)."""
+    half = size / 2
+    bias = np.array([half, half, half, half, 1.0])  # cx, cy, w, h, score
+    return _conv_model(path, size, 5, flat=False, names="{0: 'item'}", bias=bias)
+
+
+def tiny_classifier(path: Path, size: int = 64, always: str | None = None) -> Path:
+    """A loadable corner-index classifier (54 identities + none); ``always`` makes it read
+    every crop as that class with probability 1."""
     from vision.crops import CLASSIFIER_NAMES
 
     names = str(dict(enumerate(CLASSIFIER_NAMES)))
-    return _conv_model(path, size, len(CLASSIFIER_NAMES), flat=True, names=names)
+    bias = None
+    if always is not None:
+        bias = np.array([1.0 if n == always else 0.0 for n in CLASSIFIER_NAMES])
+    return _conv_model(path, size, len(CLASSIFIER_NAMES), flat=True, names=names, bias=bias)

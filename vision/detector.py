@@ -439,6 +439,8 @@ class CardDetector:
     printed text and court art that the classifier then misreads."""
     max_boxes: int = 120
     names: tuple[str, ...] = field(init=False)
+    """The identities detections carry: the model's classes, or with a classifier our 54."""
+    localiser_classes: int = field(init=False)
     size: int = field(init=False)
     dynamic_batch: bool = field(init=False)
 
@@ -480,7 +482,11 @@ class CardDetector:
             from vision.classifier import CardClassifier
 
             self.classifier = CardClassifier(Path(path), threads=self.threads)
-        elif len(self.names) == 1:
+        self.localiser_classes = len(self.names)
+        if self.classifier is not None:
+            # A one-class localiser's name ("item") names no card: the classifier reads them.
+            self.names = CLASS_NAMES
+        if self.classifier is None and len(self.names) == 1:
             raise ModelError(
                 f"model file {shown} is a localiser (one class): put card_classifier.onnx "
                 "beside it or pass the classifier's path"
@@ -503,7 +509,9 @@ class CardDetector:
         two_stage = self.classifier is not None
         threshold = self.loc_conf if two_stage else self.conf
         for out in outputs:
-            raw.extend(decode_output(out, len(self.names), threshold, self.iou, agnostic=two_stage))
+            raw.extend(
+                decode_output(out, self.localiser_classes, threshold, self.iou, agnostic=two_stage)
+            )
         return [(r, b[1]) for r, b in zip(raw, boxed, strict=True)]
 
     def plan(self, width: int, height: int, tiles: int | None = None) -> list[Tile]:
