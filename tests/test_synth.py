@@ -93,3 +93,17 @@ def test_some_procedural_decks_print_jokers_without_a_corner_index() -> None:
         assert ink[face.image[..., 3] > 0].mean() > 0.01  # a figure, not a blank card
     numbered = render_procedural(picture_only[0], "10H", 300)
     assert not numbered.whole_face and len(numbered.corners) == 2
+
+
+def test_small_card_share_draws_scenes_at_the_table_camera_scale() -> None:
+    def box_heights(share: float) -> list[float]:
+        heights: list[float] = []
+        for i in range(6):
+            _, boxes = render_scene(np.random.default_rng(i), ["byron_knoll"], 160, 0, share)
+            heights += [y1 - y0 for _, _, y0, _, y1 in boxes]
+        return heights
+
+    small, large = box_heights(1.0), box_heights(0.0)
+    assert small and large
+    assert max(small) < 0.2 * 160  # an index of a card at most a quarter of the side
+    assert np.median(small) < np.median(large)

@@ -136,6 +136,13 @@ def add_synth_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser
     )
     p.add_argument("--imgsz", type=int, default=320, help="image side in pixels (default 320)")
     p.add_argument("--split", default="train", help="split folder name (default train)")
+    p.add_argument(
+        "--small-cards",
+        type=float,
+        default=0.1,
+        metavar="SHARE",
+        help="share of scenes at the table camera's card scale (default 0.1)",
+    )
     p.set_defaults(func=run_synth)
     return p
 
@@ -145,7 +152,15 @@ def run_synth(args: argparse.Namespace) -> int:
     from vision.synth import synthesize
 
     designs = [d.strip() for d in args.designs.split(",") if d.strip()]
-    synthesize(args.n, args.out, args.seed, designs, imgsz=args.imgsz, split=args.split)
+    synthesize(
+        args.n,
+        args.out,
+        args.seed,
+        designs,
+        imgsz=args.imgsz,
+        split=args.split,
+        small_share=args.small_cards,
+    )
     print(f"wrote {args.n} images to {args.out / 'images' / args.split}")
     return 0
 

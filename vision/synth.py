@@ -52,9 +52,11 @@ MIN_VISIBLE = 0.6
 MIN_VISIBLE_FACE = 0.3
 MIN_BOX_PX = 4.0
 N_STYLES = 48
+"""Procedural deck styles per dataset (faces are cached per style and identity)."""
 PRINTED_MATTER_P = 0.3
 """Share of scenes with a score sheet or newspaper on the table."""
-"""Procedural deck styles per dataset (faces are cached per style and identity)."""
+SMALL_SHARE = 0.1
+"""Share of scenes drawn at the table camera's card scale (see :func:`render_scene`)."""
 
 RANKS = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
 SUITS = ("S", "H", "D", "C")
@@ -498,21 +500,30 @@ def _photometric(rng: np.random.Generator, img: np.ndarray) -> np.ndarray:
 
 
 def render_scene(
-    rng: np.random.Generator, designs: Sequence[str], imgsz: int = 320, seed: int = 0
+    rng: np.random.Generator,
+    designs: Sequence[str],
+    imgsz: int = 320,
+    seed: int = 0,
+    small_share: float = SMALL_SHARE,
 ) -> tuple[np.ndarray, list[tuple[int, float, float, float, float]]]:
-    """One scene: an ``imgsz`` RGB uint8 image and its boxes ``(cls, x0, y0, x1, y1)`` in px."""
+    """One scene: an ``imgsz`` RGB uint8 image and its boxes ``(cls, x0, y0, x1, y1)`` in px.
+
+    Card heights are 15–25 % of the side in ``small_share`` of the scenes (the table camera's
+    scale: a card is ≈ 60 px tall in the localiser's 576 px view of the decision frame, ≈ 19 %
+    of 320), 25–60 % in two thirds of the rest and 60–110 % (close-ups) in the others.
+    """
     size = imgsz * 2
     canvas = background(rng, size)
     idmap = np.zeros((size, size), np.int32)
     r = rng.random()
-    if r < 0.1:
+    if r < small_share:
         frac = rng.uniform(0.15, 0.25)
-    elif r < 0.7:
+    elif r < small_share + (1 - small_share) * 2 / 3:
         frac = rng.uniform(0.25, 0.6)
     else:
         frac = rng.uniform(0.6, 1.1)
     card_h = frac * size
-    n_groups = int(rng.integers(1, 3 if frac > 0.6 else 5))
+    n_groups = int(rng.integers(1, 3 if frac > 0.6 else 5 if frac > 0.25 else 8))
     mix = rng.random() < 0.25
     base_design = str(rng.choice(list(designs)))
     placed: list[Placed] = []
@@ -635,9 +646,18 @@ def write_data_yaml(out: Path) -> None:
 
 
 def synthesize(
-    n: int, out: Path, seed: int, designs: Sequence[str], imgsz: int = 320, split: str = "train"
+    n: int,
+    out: Path,
+    seed: int,
+    designs: Sequence[str],
+    imgsz: int = 320,
+    split: str = "train",
+    small_share: float = SMALL_SHARE,
 ) -> None:
-    """Write ``n`` synthetic scenes as ``out/images/<split>/NNNNNN.jpg`` + YOLO labels."""
+    """Write ``n`` synthetic scenes as ``out/images/<split>/NNNNNN.jpg`` + YOLO labels
+    (``small_share``: see :func:`render_scene`)."""
+    if not 0.0 <= small_share <= 1.0:
+        raise ValueError(f"small-card share {small_share} must lie in 0…1")
     known = set(ART_DIRS) | {PROCEDURAL}
     bad = [d for d in designs if d not in known]
     if bad or not designs:
@@ -648,7 +668,7 @@ def synthesize(
     lbl_dir.mkdir(parents=True, exist_ok=True)
     for i in _progress(n, f"synth {split}"):
         rng = np.random.default_rng(seed * 1_000_003 + i)
-        img, boxes = render_scene(rng, designs, imgsz, seed)
+        img, boxes = render_scene(rng, designs, imgsz, seed, small_share)
         quality = int(rng.integers(40, 96))
         bgr = cv2.cvtColor(img, cv2.COLOR_RGB2BGR)
         cv2.imwrite(str(img_dir / f"{i:06d}.jpg"), bgr, [cv2.IMWRITE_JPEG_QUALITY, quality])
