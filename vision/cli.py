@@ -44,6 +44,9 @@ def _add_run_arguments(
     p.add_argument("--export", type=Path, default=export, help="ONNX target")
     p.add_argument("--fresh", action="store_true", help="start over instead of resuming")
     p.add_argument("--hours", type=float, help="train for this wall-clock time instead")
+    p.add_argument(
+        "--lr0", type=float, help="initial learning rate (default 0.002; lower to fine-tune)"
+    )
 
 
 def _run_settings(args: argparse.Namespace) -> dict[str, Any]:
@@ -58,6 +61,7 @@ def _run_settings(args: argparse.Namespace) -> dict[str, Any]:
         "resume": not args.fresh,
         "hours": args.hours,
         "model_yaml": args.start_from,
+        "lr0": args.lr0,
     }
 
 
@@ -109,7 +113,6 @@ def add_train_classifier_parser(sub: argparse._SubParsersAction) -> argparse.Arg
         p, epochs=20, imgsz=64, batch=128, name="card_classifier", export=DEFAULT_CLASSIFIER_PATH
     )
     p.add_argument("--start-from", default="yolo11n-cls.yaml", help="a .pt of ours, or a YAML")
-    p.add_argument("--lr0", type=float, help="initial learning rate (default 0.002)")
     p.set_defaults(func=run_train_classifier)
     return p
 
@@ -118,7 +121,7 @@ def run_train_classifier(args: argparse.Namespace) -> int:
     """Run ``vision train-classifier``; prints where the weights and the ONNX model went."""
     from vision.train import train_classifier
 
-    return _report(train_classifier(args.data, lr0=args.lr0, **_run_settings(args)))
+    return _report(train_classifier(args.data, **_run_settings(args)))
 
 
 def add_synth_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:  # type: ignore[type-arg]

@@ -120,6 +120,7 @@ def train(
     workers: int = 0,
     hours: float | None = None,
     single_class: bool = False,
+    lr0: float | None = None,
 ) -> TrainResult:
     """Train (or resume) a detector on the YOLO dataset ``data`` and export it to ONNX.
 
@@ -127,7 +128,8 @@ def train(
     reads the identity): the box layers carry over from a ``.pt`` start, the class head is new.
 
     ``hours`` bounds the run by wall-clock time instead of ``epochs`` (ultralytics fits its
-    learning-rate schedule to the time), which keeps a run inside a session's budget.
+    learning-rate schedule to the time), which keeps a run inside a session's budget. ``lr0``
+    overrides the from-scratch rate (e.g. a quarter of it to fine-tune a trained model).
     """
     yaml_path = data / "data.yaml" if data.is_dir() else data
     if not yaml_path.is_file():
@@ -141,6 +143,7 @@ def train(
         "workers": workers,
         "single_cls": single_class,
         **OPTIMIZER,
+        **({"lr0": lr0} if lr0 else {}),
         **AUGMENT,
     }
     return _fit(
