@@ -749,10 +749,10 @@ def render_procedural(
     h = height
     w = round(h * CARD_ASPECT)
     img = _blank(style, w, h)
-    if identity in ("BJ", "SJ") and not style.joker_index:
-        _draw_picture_joker(img, style, identity == "BJ", rng)
-        return CardFace(identity, PROCEDURAL, img, (), whole_face=True)
     if identity in ("BJ", "SJ"):
+        if not style.joker_index:
+            _draw_picture_joker(img, style, identity == "BJ", rng)
+            return CardFace(identity, PROCEDURAL, img, (), whole_face=True)
         box = _draw_joker(img, style, identity == "BJ", rng)
     else:
         rank, suit = identity[:-1], identity[-1]

@@ -509,8 +509,8 @@ def render_scene(
     """One scene: an ``imgsz`` RGB uint8 image and its boxes ``(cls, x0, y0, x1, y1)`` in px.
 
     Card heights are 15–25 % of the side in ``small_share`` of the scenes (the table camera's
-    scale: a card is ≈ 60 px tall in the localiser's 576 px view of the decision frame, ≈ 19 %
-    of 320), 25–60 % in two thirds of the rest and 60–110 % (close-ups) in the others.
+    scale: a card is ≈ 56 px tall in the localiser's 512 px view of the 800 px decision frame,
+    ≈ 18 % of 320), 25–60 % in two thirds of the rest and 60–110 % (close-ups) in the others.
     """
     size = imgsz * 2
     canvas = background(rng, size)

@@ -58,6 +58,11 @@ CLASSIFY_AUGMENT: dict[str, Any] = {
 }
 
 
+def _optimizer(lr0: float | None) -> dict[str, Any]:
+    """:data:`OPTIMIZER`, with ``lr0`` (when given) in place of its from-scratch rate."""
+    return {**OPTIMIZER, **({"lr0": lr0} if lr0 else {})}
+
+
 class TrainError(RuntimeError):
     """Training cannot start; the message says what is missing and how to fix it."""
 
@@ -142,8 +147,7 @@ def train(
         "fraction": fraction,
         "workers": workers,
         "single_cls": single_class,
-        **OPTIMIZER,
-        **({"lr0": lr0} if lr0 else {}),
+        **_optimizer(lr0),
         **AUGMENT,
     }
     return _fit(
@@ -181,8 +185,7 @@ def train_classifier(
         "imgsz": imgsz,
         "batch": batch,
         "workers": 0,
-        **OPTIMIZER,
-        **({"lr0": lr0} if lr0 else {}),
+        **_optimizer(lr0),
         **CLASSIFY_AUGMENT,
     }
     return _fit(model_yaml, settings, threads, project, name, resume, True, hours, imgsz, export_to)

@@ -25,10 +25,11 @@ CENTRE = "centre"
 OUTSIDE = "outside"
 
 Point = tuple[float, float]
-READING_MARGIN_CM = 5.0
-"""How far past the zones a card may reach and still be read: about half a card's height."""
 Polygon = tuple[Point, ...]
 T = TypeVar("T")
+
+READING_MARGIN_CM = 5.0
+"""How far past the zones a card may reach and still be read: about half a card's height."""
 
 # BGR colours for the overlay.
 COLOURS: dict[str, tuple[int, int, int]] = {
