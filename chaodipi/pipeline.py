@@ -10,25 +10,27 @@ This module owns the wiring of one table's vision into the engine, frame by fram
    only when the finding changes); the calibration itself is never changed silently.
 2. *motion*: the :class:`vision.motion.MotionGate` reads every frame (downscaled, masked to the
    table and each zone, cheap).
-3. *decision frames*, at most ``decision_fps`` a second: the part of the table the zones
-   cover (``Zones.reading_region_cm``: 80 × 80 cm of the default 90 cm table) is warped
-   top-down (``warp_table``, ``px_per_cm`` pixels a cm), the detector reads it (it
-   decides its own tiling), ``group_cards`` makes cards, card centres go to table cm and
-   ``Zones.assign`` sorts them by seat, and ``PlayTracker.observe`` gets the cards with the
-   frame's motion state, per zone (``zone_motion``, default): a zone is blocked only while the
-   gate finds motion covering ``zone_moving_fraction`` of it (a hand over it), not by motion
-   elsewhere. Table-wide blocking leaves the tracker too few still frames for its consensus (3
-   frames over 0.6 s) between a trick's last play and the sweep (about 1.3 s in rendered
-   hands, of which the gate needs about 0.7 s to settle), so last plays and cleared tricks
-   were never accepted. The tracker (unless one is given) accepts new cards after
-   ``TRACKER_FRAMES`` (3) identical usable decision frames in a row, its ``settle_s`` set to
-   span exactly those (0.5 s at 4 fps; its own default of 0.6 s would ask for a fourth frame,
-   and the empty table between a sweep and the next lead can last only 0.6–0.8 s).
-   Frames where the whole table is occluded are never read. Frames that
+3. *decision frames*, at most ``decision_fps`` a second: the part of the table the zones cover
+   (``Zones.reading_region_cm``: 80 × 80 cm of the default 90 cm table) is warped top-down
+   (``warp_table``, ``px_per_cm`` pixels a cm), the detector localises the indices on it (it
+   decides its own tiling) and, when it has a classifier (``reads_source``), reads each one from
+   the camera frame itself through the calibration's homography (a camera finer than
+   ``px_per_cm`` then gives the classifier its full resolution), ``group_cards`` makes cards,
+   card centres go to table cm and ``Zones.assign`` sorts them by seat, and
+   ``PlayTracker.observe`` gets the cards with the frame's motion state, per zone
+   (``zone_motion``, default): a zone is blocked only while the gate finds motion covering
+   ``zone_moving_fraction`` of it (a hand over it), not by motion elsewhere. Table-wide blocking
+   leaves the tracker too few still frames for its consensus (3 frames over 0.6 s) between a
+   trick's last play and the sweep (about 1.3 s in rendered hands, of which the gate needs about
+   0.7 s to settle), so last plays and cleared tricks were never accepted. The tracker (unless
+   one is given) accepts new cards after ``TRACKER_FRAMES`` (3) identical usable decision frames
+   in a row, its ``settle_s`` set to span exactly those (0.5 s at 4 fps; its own default of 0.6
+   s would ask for a fourth frame, and the empty table between a sweep and the next lead can
+   last only 0.6–0.8 s). Frames where the whole table is occluded are never read. Frames that
    are merely *moving* are read by default: the tracker dates a landing from the first frame
    that shows the cards, even a moving one, and skipping them would date every play after the
-   carrying hand has left and the motion settled (0.5–1 s late). ``skip_moving=True`` saves
-   that CPU at the cost of timing.
+   carrying hand has left and the motion settled (0.5–1 s late). ``skip_moving=True`` saves that
+   CPU at the cost of timing.
 4. *events*: the tracker's plays are held ``reorder_s`` and released in landing order (two
    plays accepted out of order must not make an out-of-turn play), every event goes to the
    optional :class:`vision.events.EventLog`, to the optional ``on_event`` hook (the table
@@ -49,7 +51,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Protocol, cast
 
 import cv2
 import numpy as np
@@ -57,7 +59,8 @@ import numpy as np
 from chaodipi.config import Calibration, TableConfig, default_config
 from device.source import Frame
 from engine.audit import AuditReport
-from vision.calibration import CalibrationError, calibrate, check_drift, to_image, warp_table
+from vision.calibration import CalibrationError, calibrate, check_drift, to_image, top_down_view
+from vision.crops import ReadingSource
 from vision.events import Event, EventLog, PlayEvent, RecognitionConflictEvent, TrickClearedEvent
 from vision.game_feed import GameFeed
 from vision.grouping import BoxLike, CardSighting, group_cards
@@ -83,6 +86,17 @@ class Detector(Protocol):
     """What the pipeline needs of a detector (``vision.detector.CardDetector`` fits)."""
 
     def detect(self, image_bgr: np.ndarray) -> Sequence[BoxLike]: ...
+
+
+class SourceReadingDetector(Protocol):
+    """A detector that can read indices from a finer image (``CardDetector`` with a classifier
+    says so in ``reads_source``)."""
+
+    reads_source: bool
+
+    def detect(
+        self, image_bgr: np.ndarray, tiles: int | None = None, source: ReadingSource | None = None
+    ) -> Sequence[BoxLike]: ...
 
 
 @dataclass(frozen=True)
@@ -411,9 +425,16 @@ class TablePipeline:
         assert self.calibration is not None
         self.timings.decisions += 1
         with self._timed("warp"):
-            top = warp_table(frame.image, self.calibration, self.px_per_cm, self.reading_region_cm)
+            to_top, size = top_down_view(self.calibration, self.px_per_cm, self.reading_region_cm)
+            top = cv2.warpPerspective(frame.image, to_top, size, flags=cv2.INTER_LINEAR)
         with self._timed("detect"):
-            detections = self.detector.detect(top)
+            if getattr(self.detector, "reads_source", False):
+                # Localise on the top-down view, read each index from the camera frame itself.
+                source = ReadingSource(frame.image, np.linalg.inv(to_top))
+                reader = cast(SourceReadingDetector, self.detector)
+                detections = reader.detect(top, source=source)
+            else:
+                detections = self.detector.detect(top)
         with self._timed("zones"):
             sightings = group_cards(detections)
             by_zone = self.zones.assign((s, self._centre_cm(s)) for s in sightings)

@@ -12,7 +12,9 @@ from vision.crops import (
     CLASSIFIER_NAMES,
     CROP_SIZE,
     NONE_CLASS,
+    ReadingSource,
     crop,
+    crop_mapped,
     scene_crops,
     synthesize_crops,
 )
@@ -48,6 +50,27 @@ def test_big_boxes_are_area_averaged_to_the_same_geometry() -> None:
 def test_a_box_at_the_image_edge_is_padded_not_an_error() -> None:
     patch = crop(_marked_image(), (-20, -30, 10, 10))
     assert patch.shape == (CROP_SIZE, CROP_SIZE, 3)
+
+
+def test_a_crop_can_be_read_from_a_finer_source_through_a_homography() -> None:
+    """The pipeline localises on a coarse view and reads from the camera frame: the crop of a
+    coarse-view box cut from a source twice as fine shows the same thing, only sharper."""
+    coarse = _marked_image()
+    fine = np.zeros((800, 1200, 3), np.uint8)
+    fine[200:280, 400:460] = 255  # the same index at twice the resolution
+    twice = np.array([[2.0, 0, 0.5], [0, 2.0, 0.5], [0, 0, 1]])  # pixel centres onto centres
+    box = (200, 100, 230, 140)
+    from_fine = crop_mapped(ReadingSource(fine, twice), box)
+    assert np.abs(from_fine.astype(int) - crop(coarse, box).astype(int)).mean() < 4
+    from_itself = crop_mapped(ReadingSource(coarse, np.eye(3)), box)
+    assert np.abs(from_itself.astype(int) - crop(coarse, box).astype(int)).mean() < 1
+
+
+def test_a_much_finer_source_is_area_averaged_not_aliased() -> None:
+    stripes = np.zeros((1600, 1600, 3), np.uint8)
+    stripes[:, ::2] = 255  # a pattern finer than any crop pixel: must average to grey
+    patch = crop_mapped(ReadingSource(stripes, np.diag([40.0, 40.0, 1.0])), (10, 10, 30, 30))
+    assert np.abs(patch.astype(int) - 127).max() < 20
 
 
 def test_scene_crops_label_every_box_and_add_none_crops() -> None:

@@ -457,6 +457,16 @@ def warp_table(
     ``region_cm`` (x0, y0, x1, y1) warps only that part of the table; its top-left corner is
     then the image's origin.
     """
+    matrix, size = top_down_view(calibration, px_per_cm, region_cm)
+    return cv2.warpPerspective(image, matrix, size, flags=cv2.INTER_LINEAR)
+
+
+def top_down_view(
+    calibration: Calibration,
+    px_per_cm: float = 4.0,
+    region_cm: tuple[float, float, float, float] | None = None,
+) -> tuple[np.ndarray, tuple[int, int]]:
+    """The homography from camera pixels to :func:`warp_table`'s image, and that image's size."""
     if px_per_cm <= 0:
         raise CalibrationError(f"px_per_cm must be > 0 (got {px_per_cm})")
     w_cm, h_cm = calibration.table_size_cm
@@ -467,7 +477,7 @@ def warp_table(
         [[px_per_cm, 0.0, -x0 * px_per_cm], [0.0, px_per_cm, -y0 * px_per_cm], [0.0, 0.0, 1.0]]
     )
     size = (round((x1 - x0) * px_per_cm), round((y1 - y0) * px_per_cm))
-    return cv2.warpPerspective(image, to_pixels @ calibration.matrix, size, flags=cv2.INTER_LINEAR)
+    return to_pixels @ calibration.matrix, size
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,15 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.crops import CLASSIFIER_NAMES, CROP_SIZE, NONE_CLASS, Box, crop
+from vision.crops import (
+    CLASSIFIER_NAMES,
+    CROP_SIZE,
+    NONE_CLASS,
+    Box,
+    ReadingSource,
+    crop,
+    crop_mapped,
+)
 from vision.detector import (
     REPO_ROOT,
     ModelError,
@@ -71,14 +79,17 @@ class CardClassifier:
             )
         self.dynamic_batch = not isinstance(model_input.shape[0], int)
 
-    def classify(self, image_bgr: np.ndarray, boxes: Sequence[Box]) -> list[tuple[str, float]]:
+    def classify(
+        self, image_bgr: np.ndarray, boxes: Sequence[Box], source: ReadingSource | None = None
+    ) -> list[tuple[str, float]]:
+        """Read each box of ``image_bgr``; from ``source`` (a finer view of it) when given."""
         if not boxes:
             return []
         first, *more = self.views
-        table = self._probabilities(image_bgr, boxes, [first])
+        table = self._probabilities(image_bgr, boxes, [first], source)
         unsure = [i for i, row in enumerate(table) if row.max() < self.second_look_below]
         if more and unsure:
-            looks = self._probabilities(image_bgr, [boxes[i] for i in unsure], more)
+            looks = self._probabilities(image_bgr, [boxes[i] for i in unsure], more, source)
             table[unsure] = (table[unsure] + looks * len(more)) / (1 + len(more))
         best = table.argmax(axis=1)
         return [(self.names[int(k)], float(table[i, k])) for i, k in enumerate(best)]
@@ -88,10 +99,13 @@ class CardClassifier:
         image_bgr: np.ndarray,
         boxes: Sequence[Box],
         views: Sequence[tuple[float, float]],
+        source: ReadingSource | None = None,
     ) -> np.ndarray:
         """Class probabilities of each box, averaged over ``views`` (boxes × classes)."""
         crops = [
             crop(image_bgr, box, self.size, scale=scale, angle=angle)
+            if source is None
+            else crop_mapped(source, box, self.size, scale=scale, angle=angle)
             for scale, angle in views
             for box in boxes
         ]

@@ -14,6 +14,12 @@ box jittered the way a localiser misses (scale, shift, a few degrees), plus "non
 everywhere else on the table (pips, court figures, card backs, cloth, hands), so the classifier
 also rejects the localiser's false alarms. Folders follow the ultralytics classification layout
 ``OUT/<split>/<class>/NNNNNN_K.png``.
+
+A :class:`ReadingSource` lets the crop come from another, finer image than the one the boxes
+were found in: the table pipeline localises on its top-down decision frame (10 px a cm) and
+reads each index straight from the camera frame through the calibration's homography
+(:func:`crop_mapped`), so a camera that resolves the table finer than the decision frame gives
+the classifier its full resolution without warping the whole table at it.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from __future__ import annotations
 import math
 import multiprocessing
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import cv2
@@ -98,6 +105,41 @@ def crop(
             matrix = matrix @ np.array([[fx, 0, rx0], [0, fy, ry0], [0, 0, 1]])
     return cv2.warpAffine(
         image, matrix, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+    )
+
+
+@dataclass(frozen=True)
+class ReadingSource:
+    """The image to read indices from and the homography from detection-frame pixels to it."""
+
+    image: np.ndarray
+    from_frame: np.ndarray  # 3 × 3: detection-frame pixel → source pixel
+
+
+def crop_mapped(
+    source: ReadingSource, box: Box, size: int = CROP_SIZE, scale: float = 1.0, angle: float = 0.0
+) -> np.ndarray:
+    """:func:`crop` of a detection-frame ``box``, resampled from ``source.image`` directly."""
+    frame_to_crop = np.vstack([crop_matrix(box, size, scale=scale, angle=angle), [0, 0, 1]])
+    to_crop = frame_to_crop @ np.linalg.inv(source.from_frame)
+    square = np.array([[[0, 0], [size, 0], [size, size], [0, size]]], np.float64)
+    corners = cv2.perspectiveTransform(square, np.linalg.inv(to_crop))[0]
+    image = source.image
+    (x0, y0), (x1, y1) = corners.min(axis=0), corners.max(axis=0)
+    side = max(x1 - x0, y1 - y0)
+    if side > 2 * size:
+        # A much finer source: area-average the region first (as :func:`crop` does).
+        h, w = image.shape[:2]
+        rx0, ry0 = max(0, math.floor(x0)), max(0, math.floor(y0))
+        rx1, ry1 = min(w, math.ceil(x1)), min(h, math.ceil(y1))
+        if rx1 > rx0 and ry1 > ry0:
+            factor = 2 * size / side
+            dw, dh = max(1, round((rx1 - rx0) * factor)), max(1, round((ry1 - ry0) * factor))
+            image = cv2.resize(image[ry0:ry1, rx0:rx1], (dw, dh), interpolation=cv2.INTER_AREA)
+            scale_back = [[(rx1 - rx0) / dw, 0, rx0], [0, (ry1 - ry0) / dh, ry0], [0, 0, 1]]
+            to_crop = to_crop @ np.array(scale_back)
+    return cv2.warpPerspective(
+        image, to_crop, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
     )
 
 

@@ -26,6 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.classes import CLASS_NAMES
+from vision.crops import ReadingSource
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_MODEL = REPO_ROOT / "models" / "card_detector.onnx"
@@ -527,12 +528,21 @@ class CardDetector:
             return [Tile(0, 0, width, height)]
         return plan_tiles(width, height, self.size, tiles)
 
-    def detect(self, image_bgr: np.ndarray, tiles: int | None = None) -> list[Detection]:
+    @property
+    def reads_source(self) -> bool:
+        """Whether ``detect`` can read indices from a finer ``source`` (it has a classifier)."""
+        return self.classifier is not None
+
+    def detect(
+        self, image_bgr: np.ndarray, tiles: int | None = None, source: ReadingSource | None = None
+    ) -> list[Detection]:
         """Detect corner indices in a BGR image (H × W × 3 uint8; grey images are accepted).
 
         ``tiles=None`` chooses: one letterboxed pass when the short side is at most 1.6 × the
         model size, else up to ``max_tiles`` overlapping tiles; ``tiles=1`` forces one pass and
-        ``tiles=n`` tiling with at most n tiles. Sorted by confidence, best first.
+        ``tiles=n`` tiling with at most n tiles. Sorted by confidence, best first. ``source``
+        (a :class:`vision.crops.ReadingSource`) has the classifier read each box from a finer
+        image than ``image_bgr``, e.g. the camera frame a top-down view was warped from.
         """
         if image_bgr.ndim == 2:
             image_bgr = cv2.cvtColor(image_bgr, cv2.COLOR_GRAY2BGR)
@@ -572,7 +582,7 @@ class CardDetector:
         boxes[:, [0, 2]] = np.clip(boxes[:, [0, 2]], 0, width)
         boxes[:, [1, 3]] = np.clip(boxes[:, [1, 3]], 0, height)
         if self.classifier is not None:
-            boxes, scores, classes = self._read_indices(image_bgr, boxes, scores)
+            boxes, scores, classes = self._read_indices(image_bgr, boxes, scores, source)
         calibration = self.calibration or Calibration()
         confidences = calibration.apply(scores) if len(scores) else np.zeros(0)
         if calibration.is_identity:
@@ -590,12 +600,18 @@ class CardDetector:
         return detections
 
     def _read_indices(
-        self, image_bgr: np.ndarray, boxes: FloatArray, loc_scores: FloatArray
+        self,
+        image_bgr: np.ndarray,
+        boxes: FloatArray,
+        loc_scores: FloatArray,
+        source: ReadingSource | None = None,
     ) -> tuple[FloatArray, FloatArray, npt.NDArray[np.intp]]:
         """Second stage: the classifier reads each localised box; ``none`` and weak reads go."""
         order = np.argsort(-loc_scores, kind="stable")[: self.max_boxes]
         boxes = boxes[order]
-        reads = self.classifier.classify(image_bgr, [tuple(map(float, b)) for b in boxes])
+        reads = self.classifier.classify(
+            image_bgr, [tuple(map(float, b)) for b in boxes], source=source
+        )
         index = {name: i for i, name in enumerate(self.names)}
         keep = [
             i

@@ -36,6 +36,7 @@ import cv2
 import numpy as np
 
 from vision.classes import CLASS_NAMES
+from vision.stroke_font import StrokeFont
 
 FACE_H = 350
 """Height in pixels of cached faces (a 110%-of-frame card at 320 px is ~350 px tall)."""
@@ -372,6 +373,10 @@ HERSHEY = [
     cv2.FONT_HERSHEY_TRIPLEX,
     cv2.FONT_HERSHEY_PLAIN,
 ]
+STROKE_FONT_SHARE = 0.4
+"""Share of procedural decks lettered with a :class:`StrokeFont` (one glyph shape mix each)."""
+Font = str | int | StrokeFont
+"""A TrueType font's path, an OpenCV Hershey font id or a stroke font."""
 
 
 @functools.lru_cache(maxsize=64)
@@ -382,15 +387,21 @@ def _pil_font(path: str, size: int):  # type: ignore[no-untyped-def]
 
 
 def text_mask(
-    text: str, font: str | int, height: int, squeeze: float = 1.0, thickness: int = 2
+    text: str, font: Font, height: int, squeeze: float = 1.0, thickness: int = 2
 ) -> np.ndarray:
     """A float32 mask (0..1) of ``text`` cropped to its ink, scaled to ``height`` pixels.
 
-    ``font`` is a TrueType path (drawn with Pillow) or an OpenCV Hershey font id; ``squeeze``
-    scales the width (condensed or wide lettering); ``thickness`` 1–3 is the stroke weight
-    (for TrueType 1 thins and 3 thickens the font's own strokes, 2 leaves them).
+    ``font`` is a TrueType path (drawn with Pillow), an OpenCV Hershey font id or a
+    :class:`StrokeFont` (its own pen weight; text it cannot draw falls back to Hershey simplex);
+    ``squeeze`` scales the width (condensed or wide lettering); ``thickness`` 1–3 is the stroke
+    weight (for TrueType 1 thins and 3 thickens the font's own strokes, 2 leaves them).
     """
-    if isinstance(font, str):
+    if isinstance(font, StrokeFont):
+        if font.draws(text):
+            m = font.render(text)
+        else:
+            return text_mask(text, cv2.FONT_HERSHEY_SIMPLEX, height, squeeze, thickness)
+    elif isinstance(font, str):
         from PIL import Image, ImageDraw
 
         f = _pil_font(font, 96)
@@ -438,7 +449,7 @@ class ProceduralStyle:
     paper: tuple[int, int, int]
     border: tuple[int, int, int] | None
     radius: float  # corner radius, fraction of width
-    font: str | int
+    font: Font
     squeeze: float
     rank_h: float  # rank glyph height, fraction of card height
     suit_ratio: float  # small suit height / rank height (an 80分 deck always prints the suit)
@@ -507,7 +518,9 @@ def random_style(rng: np.random.Generator) -> ProceduralStyle:
     base = [(250, 250, 248), (248, 242, 225), (240, 245, 252), (232, 232, 232)][paper_kind]
     paper = _rgb(np.clip(c + rng.integers(-8, 6), 0, 255) for c in base)
     fonts: list[str | int] = [*font_paths(), *HERSHEY]
-    font = fonts[int(rng.integers(len(fonts)))]
+    font: Font = fonts[int(rng.integers(len(fonts)))]
+    if rng.random() < STROKE_FONT_SHARE:
+        font = StrokeFont.random(rng)
     red = (int(rng.integers(190, 236)), int(rng.integers(0, 52)), int(rng.integers(0, 52)))
     black = _rgb(rng.integers(0, 45, 3))
     four_colour = rng.random() < 0.2
