@@ -716,7 +716,58 @@ def _draw_picture_joker(
     h, w = img.shape[:2]
     centre = (round(w * rng.uniform(0.45, 0.55)), round(h * rng.uniform(0.5, 0.6)))
     outline = not big and rng.random() < 0.5
-    _draw_jester(img, style, big, centre, round(w * rng.uniform(0.22, 0.3)), outline)
+    if rng.random() < 0.5:
+        _draw_jester(img, style, big, centre, round(w * rng.uniform(0.22, 0.3)), outline)
+    else:
+        _draw_emblem(img, style, big, centre, round(w * rng.uniform(0.2, 0.42)), outline, rng)
+
+
+def _draw_emblem(
+    img: np.ndarray,
+    style: ProceduralStyle,
+    big: bool,
+    centre: tuple[int, int],
+    r: int,
+    outline: bool,
+    rng: np.random.Generator,
+) -> None:
+    """An abstract joker figure: stacked stars, rings, rays and polygons (so that the picture
+    jokers of decks never seen are not all jesters)."""
+    h = img.shape[0]
+    line = max(1, h // 200)
+    colours = style.joker_colors if big else ((20, 20, 20), (90, 90, 90), (150, 150, 150))
+    cx, cy = centre
+    for layer in range(int(rng.integers(2, 5))):
+        radius = max(4, round(r * (1 - layer * rng.uniform(0.15, 0.3))))
+        colour = (*colours[int(rng.integers(len(colours)))], 255)
+        kind = int(rng.integers(4))
+        if kind == 0:  # a star or a burst of rays
+            points = int(rng.integers(5, 17))
+            inner = rng.uniform(0.35, 0.75)
+            angles = np.linspace(0, 2 * np.pi, 2 * points, endpoint=False) + rng.uniform(0, 1)
+            radii = np.where(np.arange(2 * points) % 2 == 0, radius, radius * inner)
+            shape = np.stack([cx + radii * np.cos(angles), cy + radii * np.sin(angles)], 1)
+        elif kind == 1:  # a ring or a disc
+            shape = np.stack(
+                [
+                    cx + radius * np.cos(np.linspace(0, 2 * np.pi, 40)),
+                    cy + radius * rng.uniform(0.8, 1.3) * np.sin(np.linspace(0, 2 * np.pi, 40)),
+                ],
+                1,
+            )
+        elif kind == 2:  # a regular polygon
+            sides = int(rng.integers(3, 8))
+            angles = np.linspace(0, 2 * np.pi, sides, endpoint=False) + rng.uniform(0, 1)
+            shape = np.stack([cx + radius * np.cos(angles), cy + radius * np.sin(angles)], 1)
+        else:  # a random blob (a figure's silhouette)
+            angles = np.sort(rng.uniform(0, 2 * np.pi, int(rng.integers(6, 12))))
+            radii = radius * rng.uniform(0.5, 1.0, len(angles))
+            shape = np.stack([cx + radii * np.cos(angles), cy + radii * np.sin(angles)], 1)
+        pts = shape.round().astype(np.int32)
+        if outline or rng.random() < 0.2:
+            cv2.polylines(img, [pts], True, colour, line * int(rng.integers(1, 3)), cv2.LINE_AA)
+        else:
+            cv2.fillPoly(img, [pts], colour, cv2.LINE_AA)
 
 
 def _draw_jester(
