@@ -110,13 +110,19 @@ class MotionGate:
 
     def _prepare(self, frame: npt.NDArray[np.generic]) -> npt.NDArray[np.uint8]:
         img = np.asarray(frame)
+        w, h = self.size
+        if img.shape[1] > 2 * w and img.shape[0] > 2 * h:
+            # A big camera frame: sample it down to twice the working size first (nearest
+            # pixels; the area resize below still averages 2 × 2), or the grey conversion and
+            # resize of all of it cost more than the rest of the gate (measured here, one
+            # thread: 1280 × 960 1.0 → 0.4 ms, 2028 × 1520 5.1 → 0.45 ms).
+            img = cv2.resize(img, (2 * w, 2 * h), interpolation=cv2.INTER_NEAREST)
         if img.ndim == 3:
             img = cv2.cvtColor(
                 img, cv2.COLOR_BGR2GRAY if img.shape[2] == 3 else cv2.COLOR_BGRA2GRAY
             )
         if img.dtype != np.uint8:
             img = np.clip(img, 0, 255).astype(np.uint8)
-        w, h = self.size
         if img.shape[:2] != (h, w):
             img = cv2.resize(img, (w, h), interpolation=cv2.INTER_AREA)
         if self.blur > 1:
