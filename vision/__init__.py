@@ -14,8 +14,9 @@ the model it only localises corner indices), ``crops`` and ``classifier`` (the s
 64 px crop of each localised index from the full-resolution frame — in the pipeline the camera
 frame itself, through the homography — read by a 55-way classifier: 54 identities + none),
 ``grouping`` (corner indices → physical cards), ``evaluate`` (identity precision/recall on YOLO
-folders), ``cli`` and ``commands`` (``chaodipi vision synth|crops|
-train|train-classifier|detect|eval``), ``motion`` (NVR-style motion gate), ``tracking``
-(temporal consensus: stable zone contents → play events), ``events`` (append-only JSON-lines
-event log) and ``game_feed`` (events → a live hand record audited by the engine).
+folders), ``cli`` and ``commands``
+(``chaodipi vision synth|crops|train|train-classifier|detect|eval``), ``motion`` (NVR-style
+motion gate), ``tracking`` (temporal consensus: stable zone contents → play events),
+``events`` (append-only JSON-lines event log) and ``game_feed`` (events → a live hand record
+audited by the engine).
 """
