@@ -1,7 +1,7 @@
 """Whole-pipeline benchmark: per-stage milliseconds on one core and the Pi 5 budget they use.
 
     .venv/bin/python bench/pipeline_bench.py [FOOTAGE] [--model models/card_detector.onnx]
-        [--size 1280x960] [--fps 10] [--tricks 3] [--decision-fps 4] [--json]
+        [--size 2304x1296] [--fps 10] [--tricks 3] [--decision-fps 4] [--json]
 
 Replays FOOTAGE (a frame folder or video, e.g. one written by ``chaodipi render``) through
 ``chaodipi.pipeline.TablePipeline`` with OpenCV and onnxruntime on one thread; without FOOTAGE
@@ -29,7 +29,7 @@ from chaodipi.pipeline import TablePipeline, budget_text, contract_from_record
 from chaodipi.replay import footage_files, read_json, replay
 from engine.simulate import simulate_hand
 from vision.detector import DEFAULT_MODEL, CardDetector
-from vision.render import render_hand
+from vision.render import CAMERA_SIZE, render_hand
 from vision.render_cli import parse_size
 
 
@@ -45,7 +45,11 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("footage", nargs="?", help="frame folder or video (default: render a clip)")
     ap.add_argument("--model", type=Path, default=DEFAULT_MODEL)
-    ap.add_argument("--size", default="1280x960", help="camera resolution of a rendered clip")
+    ap.add_argument(
+        "--size",
+        default="x".join(map(str, CAMERA_SIZE)),
+        help="camera resolution of a rendered clip",
+    )
     ap.add_argument("--fps", type=float, default=10.0, help="frame rate of a rendered clip")
     ap.add_argument("--tricks", type=int, default=3, help="tricks in a rendered clip")
     ap.add_argument("--decision-fps", type=float, default=4.0)

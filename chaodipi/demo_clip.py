@@ -25,6 +25,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from device.picamera_source import DEFAULT_SIZE as CAMERA_SIZE
+
 DEMO_DIR = Path(__file__).resolve().parent / "demo"
 CLIP_NAME = "demo.mp4"
 CLIP = DEMO_DIR / CLIP_NAME
@@ -35,7 +37,7 @@ INJECT = ("revoke", "overtime")
 OVERRIDES = {"play_time_limit_s": 5}
 RENDER_SEED = 7  # green felt; table, camera pose, layout, hands and lighting
 FPS = 10.0
-SIZE = (1280, 960)
+SIZE = CAMERA_SIZE  # the Pi camera's default mode, 2304 × 1296
 MAX_SECONDS = 68.4  # the fifth trick is swept at 67.7 s; the sixth lead's hand reaches in at 68.5 s
 
 CLIP_SUFFIXES = (".mp4", ".record.json", ".truth.jsonl", ".render.json", ".truth.json")

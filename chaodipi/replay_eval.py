@@ -3,7 +3,7 @@
 This module owns the end-to-end evaluation of the table pipeline::
 
     chaodipi replay-eval --hands N --seed-base S [--rules P] [--out DIR] [--model PATH]
-        [--kinds K,…] [--speedup 4] [--fps 10] [--size 1280x960] [--decision-fps 4] [--json]
+        [--kinds K,…] [--speedup 4] [--fps 10] [--size 2304x1296] [--decision-fps 4] [--json]
 
 Hand *i* (seed ``S + i``) is simulated with one planted kind from a rotation, its times are
 compressed (:func:`compress_times`), it is rendered with ``vision.render.render_hand`` in the
@@ -42,6 +42,7 @@ from typing import Any
 
 from chaodipi.pipeline import StageTimes, TablePipeline, budget_text, contract_from_record
 from chaodipi.replay_score import score_events
+from device.picamera_source import DEFAULT_SIZE as CAMERA_SIZE
 
 TESTABLE_KINDS: tuple[str, ...] = (
     "revoke",
@@ -381,7 +382,10 @@ def add_replay_eval_parser(sub: argparse._SubParsersAction) -> argparse.Argument
     )
     p.add_argument("--speedup", type=float, default=4.0, help="divide gaps under the limit by this")
     p.add_argument("--fps", type=float, default=10.0, help="footage frames a second")
-    p.add_argument("--size", default="1280x960", help="footage size WxH (default 1280x960)")
+    default_size = "x".join(map(str, CAMERA_SIZE))
+    p.add_argument(
+        "--size", default=default_size, help=f"footage size WxH (default {default_size})"
+    )
     p.add_argument("--max-seconds", type=float, help="cut each hand's footage (smoke tests)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     add_pipeline_options(p)

@@ -22,6 +22,7 @@ from chaodipi import demo_run
 from chaodipi.demo_clip import CLIP, clip_files
 from chaodipi.demo_run import ClipFeed, DemoService, clip_paths, truth_camera_events
 from chaodipi.feed import contract_of, read_record
+from device.picamera_source import DEFAULT_SIZE
 from vision.detector import DEFAULT_MODEL
 from vision.events import read_events
 
@@ -135,12 +136,13 @@ def test_the_clip_opens_in_opencv_and_its_files_agree() -> None:
     try:
         assert cap.isOpened()
         assert cap.get(cv2.CAP_PROP_FPS) == pytest.approx(10)
+        width, height = DEFAULT_SIZE  # the Pi camera's default mode
         assert (cap.get(cv2.CAP_PROP_FRAME_WIDTH), cap.get(cv2.CAP_PROP_FRAME_HEIGHT)) == (
-            1280,
-            960,
+            width,
+            height,
         )
         ok, frame = cap.read()
-        assert ok and frame.shape == (960, 1280, 3)
+        assert ok and frame.shape == (height, width, 3)
     finally:
         cap.release()
     record_path, truth_path = clip_paths(CLIP)

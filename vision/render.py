@@ -37,6 +37,7 @@ import numpy as np
 
 from chaodipi.config import TableGeometry, ZoneConfig
 from device.folder_source import TIMESTAMPS_CSV, list_images, write_frame_folder
+from device.picamera_source import DEFAULT_SIZE
 from device.source import Frame
 from engine.record import load_record
 from vision.events import EventLog, PlayEvent
@@ -63,6 +64,9 @@ from vision.render_scene import (
 from vision.zones import SEATS
 
 HELD_OUT_DESIGN = "adrian_kennard"
+CAMERA_SIZE = DEFAULT_SIZE
+"""Footage size by default: the Pi camera's default mode (2304 × 1296, ``device.picamera_source``);
+the table then spans ≈ 13.5 px a cm, a camera ≈ 1.3 m above it (a corner index ≈ 24 px tall)."""
 """The deck design kept out of detector training (training uses procedural + byron_knoll)."""
 
 VIDEO_CODECS = {".avi": "MJPG", ".mp4": "mp4v"}
@@ -119,7 +123,7 @@ def _check(
         raise RenderError(f"max seconds must be positive (got {max_seconds})")
     w, h = size
     if w < 64 or h < 48 or w > 8192 or h > 8192:
-        raise RenderError(f"frame size {w}x{h} is out of range: use e.g. 1280x960")
+        raise RenderError(f"frame size {w}x{h} is out of range: use e.g. 2304x1296")
     video, truth, _, _ = _paths(out)
     if video:
         if out.exists():
@@ -187,7 +191,7 @@ def render_hand(
     out: Path | str,
     *,
     fps: float = 10,
-    size: tuple[int, int] = (1280, 960),
+    size: tuple[int, int] = CAMERA_SIZE,
     design: str = HELD_OUT_DESIGN,
     seed: int = 0,
     time_scale: float = 1.0,

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.record import RecordError
-from vision.render import HELD_OUT_DESIGN, RenderError, render_hand
+from vision.render import CAMERA_SIZE, HELD_OUT_DESIGN, RenderError, render_hand
 
 
 def add_render_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:  # type: ignore[type-arg]
@@ -27,7 +27,10 @@ def add_render_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParse
     p.add_argument("record", type=Path, help="hand record (chaodipi-hand/1 JSON)")
     p.add_argument("out", type=Path, help="frame folder, or a .avi / .mp4 video file")
     p.add_argument("--fps", type=float, default=10.0, help="frames per second (default 10)")
-    p.add_argument("--size", default="1280x960", help="frame size WxH (default 1280x960)")
+    default_size = "x".join(map(str, CAMERA_SIZE))
+    p.add_argument(
+        "--size", default=default_size, help=f"frame size WxH (default {default_size}, the Pi's)"
+    )
     p.add_argument(
         "--design",
         default=HELD_OUT_DESIGN,
