@@ -93,10 +93,29 @@ def test_near_duplicates_fold_into_one_box() -> None:
     assert a in cards[0].boxes and dup not in cards[0].boxes
 
 
-def test_identities_never_mix() -> None:
+def test_identities_two_parts_apart_never_mix() -> None:
     a, b = corners(100, 100)
-    cards = group_cards([det("AS", a), det("AH", b)])
-    assert shapes(cards) == [("AS", 1), ("AH", 1)]
+    cards = group_cards([det("AS", a), det("KH", b)])
+    assert shapes(cards) == [("KH", 1), ("AS", 1)]
+
+
+def test_one_card_whose_corners_are_read_one_part_apart_is_one_card_with_the_surer_read() -> None:
+    """2♠ at one corner and 2♣ at the other is one misread card, not a two-card play."""
+    a, b = corners(100, 100)
+    cards = group_cards([det("2S", a, 0.9), det("2C", b, 0.6)])
+    assert shapes(cards) == [("2S", 2)]
+    assert cards[0].also_read == "2C" and cards[0].to_json()["also_read"] == "2C"
+    a, b = corners(100, 100, rotated=True)
+    assert shapes(group_cards([det("10D", a, 0.5), det("6D", b, 0.7)])) == [("6D", 2)]
+    assert shapes(group_cards([det("BJ", a, 0.8), det("SJ", b, 0.7)])) == [("BJ", 2)]
+
+
+def test_a_fanned_under_card_is_not_joined_to_the_top_card_read_one_part_apart() -> None:
+    """A fan of 7♠ under 7♣: the top card shows both corners (paired), the under card one."""
+    under, _ = corners(0, 0)
+    top_left, bottom_right = corners(48, 0)
+    cards = group_cards([det("7S", under), det("7C", top_left), det("7C", bottom_right)])
+    assert shapes(cards) == [("7S", 1), ("7C", 2)]
 
 
 def test_mismatched_index_sizes_do_not_pair() -> None:

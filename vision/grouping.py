@@ -8,6 +8,14 @@ corners of one card when their centre distance fits the card diagonal implied by
 opposite index centres about 3–9 index heights apart). Near-duplicate boxes (the same corner
 seen twice) are folded into one. At most two copies of an identity exist; a reading with more is
 merged down to two and flagged ``ambiguous``.
+
+The two corners of one card can also be *read* differently (2♠ at one corner, 2♣ at the
+other). Left alone that is two cards, and a one-card play becomes a two-card one (a false
+card-count infraction). So, once every identity is grouped, two lone corners whose reads differ
+in the rank or in the suit only and that lie as one card's opposite corners are one card: it
+takes the surer read and keeps the other in ``also_read``. Corners already paired with a
+corner of their own identity are never taken apart (a fanned pair's top card shows both of its
+corners; the card under it, one).
 """
 
 from __future__ import annotations
@@ -52,6 +60,8 @@ class CardSighting:
     boxes: list[Box] = field(default_factory=list)
     confidence: float = 0.0
     ambiguous: bool = False
+    also_read: str = ""
+    """The other corner's read when the two corners of this card were read differently."""
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -61,6 +71,8 @@ class CardSighting:
         }
         if self.ambiguous:
             out["ambiguous"] = True
+        if self.also_read:
+            out["also_read"] = self.also_read
         return out
 
 
@@ -197,10 +209,48 @@ def group_cards(
             sightings.append(
                 CardSighting(identity, [b for b, _ in members], card.confidence, ambiguous)
             )
+    sightings = _join_misread_corners(sightings, min_ratio, max_ratio, best_ratio)
     sightings.sort(
         key=lambda s: (CLASS_ID.get(s.identity, len(CLASS_ID)), s.identity, s.boxes[0][:2])
     )
     return sightings
+
+
+def _one_part_apart(a: str, b: str) -> bool:
+    """Whether two identities differ in the rank or in the suit only (2S/2C, 10D/6D, BJ/SJ)."""
+    if {a, b} == {"BJ", "SJ"}:
+        return True
+    if a in ("BJ", "SJ") or b in ("BJ", "SJ") or a == b:
+        return False
+    return a[:-1] == b[:-1] or a[-1] == b[-1]
+
+
+def _join_misread_corners(
+    sightings: list[CardSighting], min_ratio: float, max_ratio: float, best_ratio: float
+) -> list[CardSighting]:
+    """Lone corners read one part apart at one card's corner distance → one card (module doc)."""
+    lone = [i for i, s in enumerate(sightings) if len(s.boxes) == 1]
+    pairs: list[tuple[float, int, int]] = []
+    for n, i in enumerate(lone):
+        for j in lone[n + 1 :]:
+            a, b = sightings[i], sightings[j]
+            if not _one_part_apart(a.identity, b.identity):
+                continue
+            cost = corner_fit(a.boxes[0], b.boxes[0], min_ratio, max_ratio, best_ratio)
+            if cost is not None:
+                pairs.append((cost, i, j))
+    used: set[int] = set()
+    joined: list[CardSighting] = []
+    for _, i, j in sorted(pairs):
+        if i in used or j in used:
+            continue
+        used.update((i, j))
+        sure, other = sorted((sightings[i], sightings[j]), key=lambda s: -s.confidence)
+        boxes = sorted(sure.boxes + other.boxes, key=lambda b: (b[0], b[1]))
+        joined.append(
+            CardSighting(sure.identity, boxes, sure.confidence, sure.ambiguous, other.identity)
+        )
+    return [s for k, s in enumerate(sightings) if k not in used] + joined
 
 
 def summarize(sightings: Sequence[CardSighting]) -> str:
