@@ -261,14 +261,21 @@ def test_game_feed_seat_twice_and_count_mismatch() -> None:
     assert [c.kind for c in feed.apply(TrickClearedEvent(5.0))] == ["incomplete_trick"]
 
 
-def test_game_feed_fifth_play_starts_a_new_trick_and_reads_json_events() -> None:
+def test_game_feed_a_late_card_before_the_sweep_joins_its_seats_play_and_reads_json() -> None:
+    """Only the sweep ends a trick: a card read late in a seat's fan after all four played (the
+    tracker reports it as an added play) is that seat's, flagged, not the next trick's lead."""
     feed = GameFeed(declarer="S", trump="H")
-    for seat, cards in [*TRICK, ("S", ["KD"])]:
+    for seat, cards in TRICK:
         feed.apply(PlayEvent(seat, tuple(cards), 0.0, 0.5).to_json())
+    late = feed.apply(PlayEvent("S", ("KD",), 1.0, 1.5).to_json())
+    assert [c.kind for c in late] == ["seat_played_twice"]
+    feed.apply(TrickClearedEvent(2.0).to_json())
+    feed.apply(PlayEvent("N", ("3D",), 3.0, 3.5).to_json())
     feed.apply(KittyEvent(("3C", "4C", "5D", "6D", "7S", "8S", "9H", "10H"), 50.0).to_json())
     record = feed.record
     assert len(record["tricks"]) == 2 and record["kitty"][0] == "3C"
-    assert feed.audit().kitty.points == 5 + 10
+    assert "KD" in next(p for p in record["tricks"][0]["plays"] if p["seat"] == "S")["cards"]
+    assert record["tricks"][1]["plays"][0]["cards"] == ["3D"]
 
 
 # ----- motion gate -----------------------------------------------------------------------

@@ -3,9 +3,10 @@
 This module owns the step from what the camera saw to what the engine judges. A
 :class:`GameFeed` keeps a hand record (rules, levels, declarer and trump come from the referee:
 the camera cannot see them; defaults until then) and applies events one at a time: a ``play``
-joins the current trick (``t`` = when the cards landed), a ``trick_cleared`` closes it (a fifth
-seat's play also starts a new trick), a ``kitty`` sets the kitty. :meth:`GameFeed.audit` audits
-the record as it stands, so the game state is always current.
+joins the current trick (``t`` = when the cards landed), a ``trick_cleared`` closes it (only
+the sweep does: a card read late in a seat's fan, after all four have played, belongs to that
+seat's play in this trick, not to the next trick), a ``kitty`` sets the kitty.
+:meth:`GameFeed.audit` audits the record as it stands, so the game state is always current.
 
 Before a play is accepted it is checked against the game; a contradiction becomes a
 ``recognition_conflict`` event (``third_copy``, ``seat_played_twice``, ``count_mismatch``; a kitty
@@ -140,7 +141,7 @@ class GameFeed:
     def _play(self, ev: PlayEvent) -> list[RecognitionConflictEvent]:
         found: list[RecognitionConflictEvent] = []
         tricks: list[dict[str, Any]] = self._record["tricks"]
-        if not self._open or len({p["seat"] for p in tricks[-1]["plays"]}) >= 4:
+        if not self._open:
             tricks.append({"plays": []})
             self._open = True
         plays: list[dict[str, Any]] = tricks[-1]["plays"]
