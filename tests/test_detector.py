@@ -357,6 +357,21 @@ def test_a_one_class_localiser_takes_its_identities_from_the_classifier(tmp_path
         CardDetector(model, threads=1, classifier_path=None)
 
 
+def test_a_weakly_localised_whole_card_is_kept_only_as_a_sure_joker(tmp_path: Path) -> None:
+    """Picture jokers (no corner index) are rare in the localiser's training and score low
+    there: a weak whole-card box is read, and kept only when the classifier is sure of a joker."""
+    from tests.tiny_models import tiny_classifier, tiny_localiser
+
+    image = np.full((64, 64, 3), 200, np.uint8)
+    model = tiny_localiser(tmp_path / "card_detector.onnx", score=0.1)
+    for read, kept in (("BJ", ["BJ"]), ("QS", [])):
+        tiny_classifier(tmp_path / "card_classifier.onnx", always=read)
+        det = CardDetector(model, threads=1, conf=0.5)
+        assert [d.identity for d in det.detect(image)] == kept
+    tiny_classifier(tmp_path / "card_classifier.onnx", always="BJ")
+    assert CardDetector(model, threads=1, conf=0.5, joker_loc_conf=1.0).detect(image) == []
+
+
 def _faces_dir() -> Path | None:
     for root in (REPO / "shared", REPO.parent / "shared"):
         path = root / "data" / "card_faces" / "adrian_kennard_cc0" / "png_500w"

@@ -59,11 +59,11 @@ def tiny_detector(path: Path, size: int = 64) -> Path:
     return _conv_model(path, size, 4 + len(CLASS_NAMES), flat=False, names=names)
 
 
-def tiny_localiser(path: Path, size: int = 64) -> Path:
+def tiny_localiser(path: Path, size: int = 64, score: float = 1.0) -> Path:
     """A one-class localiser ("item", as ultralytics names a single class) that finds the same
-    box, the middle half of the image, in every grid cell (NMS keeps one)."""
+    box, the middle half of the image, with ``score`` in every grid cell (NMS keeps one)."""
     half = size / 2
-    bias = np.array([half, half, half, half, 1.0])  # cx, cy, w, h, score
+    bias = np.array([half, half, half, half, score])  # cx, cy, w, h, score
     return _conv_model(path, size, 5, flat=False, names="{0: 'item'}", bias=bias)
 
 
