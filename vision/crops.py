@@ -24,6 +24,7 @@ the classifier its full resolution without warping the whole table at it.
 
 from __future__ import annotations
 
+import functools
 import math
 import multiprocessing
 from collections.abc import Iterator, Sequence
@@ -115,13 +116,18 @@ class ReadingSource:
     image: np.ndarray
     from_frame: np.ndarray  # 3 × 3: detection-frame pixel → source pixel
 
+    @functools.cached_property
+    def to_frame(self) -> np.ndarray:
+        """Source pixel → detection-frame pixel (inverted once, used for every crop)."""
+        return np.linalg.inv(self.from_frame)
+
 
 def crop_mapped(
     source: ReadingSource, box: Box, size: int = CROP_SIZE, scale: float = 1.0, angle: float = 0.0
 ) -> np.ndarray:
     """:func:`crop` of a detection-frame ``box``, resampled from ``source.image`` directly."""
     frame_to_crop = np.vstack([crop_matrix(box, size, scale=scale, angle=angle), [0, 0, 1]])
-    to_crop = frame_to_crop @ np.linalg.inv(source.from_frame)
+    to_crop = frame_to_crop @ source.to_frame
     square = np.array([[[0, 0], [size, 0], [size, size], [0, size]]], np.float64)
     corners = cv2.perspectiveTransform(square, np.linalg.inv(to_crop))[0]
     image = source.image
