@@ -29,8 +29,8 @@ from chaodipi.pipeline import TablePipeline, budget_text, contract_from_record
 from chaodipi.replay import footage_files, read_json, replay
 from engine.simulate import simulate_hand
 from vision.detector import DEFAULT_MODEL, CardDetector
-from vision.render import CAMERA_SIZE, render_hand
-from vision.render_cli import parse_size
+from vision.render import render_hand
+from vision.render_cli import CAMERA_SIZE_TEXT, parse_size
 
 
 def render_clip(out: Path, size: tuple[int, int], fps: float, tricks: int) -> Path:
@@ -45,11 +45,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("footage", nargs="?", help="frame folder or video (default: render a clip)")
     ap.add_argument("--model", type=Path, default=DEFAULT_MODEL)
-    ap.add_argument(
-        "--size",
-        default="x".join(map(str, CAMERA_SIZE)),
-        help="camera resolution of a rendered clip",
-    )
+    ap.add_argument("--size", default=CAMERA_SIZE_TEXT, help="camera resolution of a rendered clip")
     ap.add_argument("--fps", type=float, default=10.0, help="frame rate of a rendered clip")
     ap.add_argument("--tricks", type=int, default=3, help="tricks in a rendered clip")
     ap.add_argument("--decision-fps", type=float, default=4.0)

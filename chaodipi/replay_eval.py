@@ -42,7 +42,7 @@ from typing import Any
 
 from chaodipi.pipeline import StageTimes, TablePipeline, budget_text, contract_from_record
 from chaodipi.replay_score import score_events
-from device.picamera_source import DEFAULT_SIZE as CAMERA_SIZE
+from vision.render_cli import CAMERA_SIZE_TEXT
 
 TESTABLE_KINDS: tuple[str, ...] = (
     "revoke",
@@ -382,9 +382,8 @@ def add_replay_eval_parser(sub: argparse._SubParsersAction) -> argparse.Argument
     )
     p.add_argument("--speedup", type=float, default=4.0, help="divide gaps under the limit by this")
     p.add_argument("--fps", type=float, default=10.0, help="footage frames a second")
-    default_size = "x".join(map(str, CAMERA_SIZE))
     p.add_argument(
-        "--size", default=default_size, help=f"footage size WxH (default {default_size})"
+        "--size", default=CAMERA_SIZE_TEXT, help=f"footage size WxH (default {CAMERA_SIZE_TEXT})"
     )
     p.add_argument("--max-seconds", type=float, help="cut each hand's footage (smoke tests)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")

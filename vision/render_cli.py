@@ -27,9 +27,10 @@ def add_render_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParse
     p.add_argument("record", type=Path, help="hand record (chaodipi-hand/1 JSON)")
     p.add_argument("out", type=Path, help="frame folder, or a .avi / .mp4 video file")
     p.add_argument("--fps", type=float, default=10.0, help="frames per second (default 10)")
-    default_size = "x".join(map(str, CAMERA_SIZE))
     p.add_argument(
-        "--size", default=default_size, help=f"frame size WxH (default {default_size}, the Pi's)"
+        "--size",
+        default=CAMERA_SIZE_TEXT,
+        help=f"frame size WxH (default {CAMERA_SIZE_TEXT}, the Pi's)",
     )
     p.add_argument(
         "--design",
@@ -43,6 +44,10 @@ def add_render_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParse
     p.add_argument("--max-seconds", type=float, help="stop the footage after this many seconds")
     p.set_defaults(func=cmd_render)
     return p
+
+
+CAMERA_SIZE_TEXT = "x".join(map(str, CAMERA_SIZE))
+"""The default footage size as ``--size`` takes it (what :func:`parse_size` reads)."""
 
 
 def parse_size(text: str) -> tuple[int, int]:
