@@ -66,6 +66,7 @@ from vision.game_feed import GameFeed
 from vision.grouping import BoxLike, CardSighting, group_cards
 from vision.motion import OCCLUDED_FRACTION, MotionGate, MotionState
 from vision.tracking import KITTY_ZONE, PlayTracker
+from vision.zone_reads import MAX_READS, NativeDetector, ZoneReader
 from vision.zones import Zones
 
 STAGES: tuple[str, ...] = ("motion", "warp", "detect", "zones", "track")
@@ -261,6 +262,8 @@ class TablePipeline:
         skip_moving: bool = False,
         zone_motion: bool = True,
         zone_moving_fraction: float = OCCLUDED_FRACTION,
+        zone_reads: bool | None = None,
+        max_zone_reads: int = MAX_READS,
         reorder_s: float = 1.5,
         drift_check_s: float = 30.0,
         calibrate_within_s: float = 5.0,
@@ -282,6 +285,18 @@ class TablePipeline:
         self.calibrate_within_s = calibrate_within_s
         self.zones = Zones.from_config(self.config.table, self.config.zones)
         self.reading_region_cm = self.zones.reading_region_cm()
+        if zone_reads is None:
+            zone_reads = bool(getattr(detector, "reads_native", False))
+        self.zone_reader = (
+            ZoneReader(
+                cast(NativeDetector, detector),
+                self.zones,
+                px_per_cm=px_per_cm,
+                max_reads=max_zone_reads,
+            )
+            if zone_reads
+            else None
+        )
         self.tracker = tracker or PlayTracker(
             settle_s=(TRACKER_FRAMES - 1) / decision_fps, min_frames=TRACKER_FRAMES
         )
@@ -424,6 +439,8 @@ class TablePipeline:
     def _decide(self, frame: Frame, motion: MotionState) -> list[PipelineEvent]:
         assert self.calibration is not None
         self.timings.decisions += 1
+        if self.zone_reader is not None:
+            return self._decide_by_zone(frame, motion)
         with self._timed("warp"):
             to_top, size = top_down_view(self.calibration, self.px_per_cm, self.reading_region_cm)
             top = cv2.warpPerspective(frame.image, to_top, size, flags=cv2.INTER_LINEAR)
@@ -446,6 +463,28 @@ class TablePipeline:
             events = self.tracker.observe(
                 frame.t, seen, self._for_tracker(motion), str(frame.index)
             )
+        return self._take(events)
+
+    def _decide_by_zone(self, frame: Frame, motion: MotionState) -> list[PipelineEvent]:
+        """A decision frame read zone by zone (``vision.zone_reads``): the zones a hand covers
+        are not read, nor changed zones past the frame's read budget; neither counts as seen."""
+        assert self.calibration is not None and self.zone_reader is not None
+        for_tracker = self._for_tracker(motion)
+        reads = self.zone_reader.read(
+            frame.image,
+            self.calibration,
+            frame.t,
+            skip=for_tracker.occluded_zones,
+            timed=self._timed,
+        )
+        seen = {
+            zone: [s.identity for s in reads.cards[zone]]
+            for zone in (*self.tracker.seats, KITTY_ZONE)
+        }
+        unseen = for_tracker.occluded_zones | set(reads.unread)
+        blocked = replace(for_tracker, occluded_zones=unseen)
+        with self._timed("track"):
+            events = self.tracker.observe(frame.t, seen, blocked, str(frame.index))
         return self._take(events)
 
     def _for_tracker(self, motion: MotionState) -> MotionState:

@@ -19,6 +19,7 @@ import cv2
 import numpy as np
 import pytest
 
+from tests.square_detector import square_detector
 from vision.classes import CLASS_ID, CLASS_NAMES
 from vision.detector import (
     DEFAULT_MODEL,
@@ -28,6 +29,7 @@ from vision.detector import (
     class_nms,
     decode_output,
     letterbox,
+    pad_to_stride,
     plan_tiles,
 )
 
@@ -160,36 +162,6 @@ def test_plan_tiles_never_goes_below_the_model_size() -> None:
     assert len(plan_tiles(2000, 1500, 320, max_tiles=1)) == 1
 
 
-class _SquareModel:
-    """Stands in for onnxruntime: boxes each white blob of the input as class ``AS``."""
-
-    def __init__(self) -> None:
-        self.batches: list[int] = []
-
-    def __call__(self, blob: np.ndarray) -> np.ndarray:
-        self.batches.append(blob.shape[0])
-        out = np.zeros((blob.shape[0], 4 + NC, 50), np.float32)
-        for b, image in enumerate(blob):
-            mask = (image.min(axis=0) > 0.95).astype(np.uint8)
-            n, _, stats, _ = cv2.connectedComponentsWithStats(mask)
-            for i in range(1, min(n, 50)):
-                x, y, w, h, _ = stats[i]
-                out[b, :4, i] = (x + w / 2, y + h / 2, w, h)
-                out[b, 4 + CLASS_ID["AS"], i] = 0.9
-        return out
-
-
-def _square_detector(dynamic: bool = True, size: int = 320) -> tuple[CardDetector, _SquareModel]:
-    det = object.__new__(CardDetector)
-    det.names, det.size, det.dynamic_batch = CLASS_NAMES, size, dynamic
-    det.localiser_classes = len(CLASS_NAMES)
-    det.conf, det.iou, det.max_tiles, det.calibration = 0.25, 0.5, 4, Calibration()
-    det.classifier = None  # one stage: the square model names its boxes itself
-    model = _SquareModel()
-    det._infer = model  # type: ignore[method-assign]
-    return det, model
-
-
 def _frame(width: int, height: int, squares: list[tuple[int, int, int]]) -> np.ndarray:
     frame = np.full((height, width, 3), 60, np.uint8)
     for x, y, s in squares:
@@ -198,7 +170,7 @@ def _frame(width: int, height: int, squares: list[tuple[int, int, int]]) -> np.n
 
 
 def test_single_pass_maps_boxes_to_image_pixels() -> None:
-    det, model = _square_detector()
+    det, model = square_detector()
     dets = det.detect(_frame(480, 360, [(100, 80, 40)]))
     assert model.batches == [1]
     assert [d.identity for d in dets] == ["AS"]
@@ -208,7 +180,7 @@ def test_single_pass_maps_boxes_to_image_pixels() -> None:
 
 @pytest.mark.parametrize("dynamic", [True, False])
 def test_tiled_pass_finds_each_square_once(dynamic: bool) -> None:
-    det, model = _square_detector(dynamic)
+    det, model = square_detector(dynamic)
     # One square in a corner, one on the centre lines where all four tiles overlap, one that
     # straddles the vertical inner edge of the top-left tile.
     squares = [(20, 20, 48), (616, 456, 48), (690, 100, 48)]
@@ -220,8 +192,28 @@ def test_tiled_pass_finds_each_square_once(dynamic: bool) -> None:
         assert box == pytest.approx((x, y, x + s, y + s), abs=3)
 
 
+def test_pad_to_stride_pads_centred_without_resizing() -> None:
+    padded, lb = pad_to_stride(np.full((350, 600, 3), 200, np.uint8))
+    assert padded.shape == (352, 608, 3)
+    assert (lb.ratio, lb.pad_x, lb.pad_y) == (1.0, 4.0, 1.0)
+    assert (padded[1:351, 4:604] == 200).all() and (padded[0] == 114).all()
+
+
+def test_a_native_pass_sees_the_image_at_its_own_scale() -> None:
+    det, model = square_detector(native=True)
+    dets = det.detect(_frame(600, 350, [(500, 300, 30)]), native=True)
+    assert model.shapes == [(352, 608)]  # padded to the stride, not fitted into 320 × 320
+    assert [d.box for d in dets] == [pytest.approx((500, 300, 530, 330), abs=1)]
+
+
+def test_a_model_of_fixed_size_ignores_native() -> None:
+    det, model = square_detector(native=False)
+    det.detect(_frame(600, 350, [(500, 300, 30)]), native=True)
+    assert model.shapes == [(320, 320)]
+
+
 def test_tiles_argument_forces_the_plan() -> None:
-    det, model = _square_detector()
+    det, model = square_detector()
     frame = _frame(1280, 960, [(600, 400, 60)])
     assert len(det.detect(frame, tiles=1)) == 1
     assert model.batches == [1]
@@ -265,7 +257,7 @@ def test_calibration_file_round_trip(tmp_path: Path) -> None:
 
 
 def test_calibrated_confidence_keeps_raw_score() -> None:
-    det, _ = _square_detector()
+    det, _ = square_detector()
     det.calibration = Calibration(1.0, -2.0)
     (d,) = det.detect(_frame(320, 320, [(100, 100, 30)]))
     assert d.score == pytest.approx(0.9)

@@ -21,6 +21,7 @@ from chaodipi.replay_eval import compress_times
 from chaodipi.replay_score import score_events
 from device.source import Frame
 from tests.builders import top_down_config
+from tests.square_detector import square_detector
 from vision.detector import Detection
 from vision.zones import Zones
 
@@ -83,6 +84,38 @@ def test_wiring_with_fake_detector_gives_plays_in_order_and_a_cleared_trick() ->
     assert [t.winner for t in report.tricks] == ["N"]
     assert report.infractions == []
     assert pipe.timings.decisions == 40 and pipe.timings.frames == 100
+
+
+def test_zone_reads_wiring_gives_plays_in_order_and_reads_only_changed_zones() -> None:
+    """The same trick drawn as white squares (side names the card) for a detector that reads
+    zones at their own scale: plays in order, a cleared trick, and far fewer detector passes
+    than zones × decision frames."""
+    config = top_down_config(SIZE)
+    zones = Zones.from_config(config.table, config.zones)
+    centre = {s: tuple(np.mean(zones.seats[s], axis=0)) for s in "NESW"}
+    side_cm = {"AS": 3.0, "KS": 2.5, "QS": 2.0, "JS": 1.5}
+    det, model = square_detector(
+        native=True, names_by_side={round(v * PX_PER_CM): k for k, v in side_cm.items()}
+    )
+    pipe = TablePipeline(config, det, contract=CONTRACT, decision_fps=4.0)
+    assert pipe.zone_reader is not None
+    script = [(1.0, "N", "AS"), (2.5, "E", "KS"), (4.0, "S", "QS"), (5.5, "W", "JS")]
+    k = SIZE / 90.0
+    for i in range(100):  # 10 s at 10 fps
+        t = i / 10
+        image = np.full((SIZE, SIZE, 3), 90, np.uint8)
+        for t0, seat, card in script:
+            if t0 <= t < 8.0:
+                (x, y), half = centre[seat], side_cm[card] / 2
+                image[round((y - half) * k) : round((y + half) * k),
+                      round((x - half) * k) : round((x + half) * k)] = 255  # fmt: skip
+        pipe.process(Frame(image, t, i, "test"))
+    pipe.finish()
+    plays = [(e["seat"], e["cards"]) for e in pipe.events if e["type"] == "play"]
+    assert plays == [("N", ["AS"]), ("E", ["KS"]), ("S", ["QS"]), ("W", ["JS"])]
+    assert [e["type"] for e in pipe.events][-1] == "trick_cleared"
+    assert pipe.audit().infractions == []
+    assert len(model.batches) < 5 * pipe.timings.decisions / 4
 
 
 def test_no_markers_and_no_calibration_is_a_one_line_error() -> None:

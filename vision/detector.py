@@ -35,6 +35,7 @@ TILE_OVERLAP = 0.2  # fraction of a tile shared with its neighbour (≥ 15% by d
 SINGLE_PASS_FACTOR = 1.6  # short side ≤ 1.6 × model size → one letterboxed pass
 JOKER_SIZE_RATIO = 2.0  # a whole picture joker's box side ÷ a corner index's (≈ 4 on a card)
 JOKER_READ_CONF = 0.9  # how sure the classifier must be of a weakly localised joker
+STRIDE = 32  # a YOLO input side must be a multiple of the network's largest stride
 
 Box = tuple[float, float, float, float]
 FloatArray = npt.NDArray[np.float32]
@@ -205,8 +206,20 @@ def letterbox(image_bgr: np.ndarray, size: int) -> tuple[np.ndarray, Letterbox]:
     return padded, Letterbox(ratio, float(left), float(top))
 
 
+def pad_to_stride(image_bgr: np.ndarray, stride: int = STRIDE) -> tuple[np.ndarray, Letterbox]:
+    """Pad (never resize) with grey 114 to sides that are multiples of ``stride``, the image
+    centred: a model with a free input size then sees the image at its own scale."""
+    h, w = image_bgr.shape[:2]
+    dw, dh = -w % stride, -h % stride
+    left, top = dw // 2, dh // 2
+    padded = cv2.copyMakeBorder(
+        image_bgr, top, dh - top, left, dw - left, cv2.BORDER_CONSTANT, value=(PAD_VALUE,) * 3
+    )
+    return padded, Letterbox(1.0, float(left), float(top))
+
+
 def to_blob(images_bgr: Sequence[np.ndarray]) -> FloatArray:
-    """Stack square BGR uint8 images into an NCHW float32 RGB batch scaled to 0..1."""
+    """Stack same-sized BGR uint8 images into an NCHW float32 RGB batch scaled to 0..1."""
     batch = np.stack([img[:, :, ::-1] for img in images_bgr])  # BGR → RGB
     blob = batch.transpose(0, 3, 1, 2).astype(np.float32) * np.float32(1 / 255)
     return np.ascontiguousarray(blob)
@@ -458,6 +471,9 @@ class CardDetector:
     localiser_classes: int = field(init=False)
     size: int = field(init=False)
     dynamic_batch: bool = field(init=False)
+    reads_native: bool = field(init=False)
+    """Whether the model takes any input size, so ``detect(..., native=True)`` can look at an
+    image at its own scale instead of fitting it into ``size × size``."""
 
     def __post_init__(self) -> None:
         self.model_path = Path(self.model_path)
@@ -476,6 +492,7 @@ class CardDetector:
             self.size = h
         else:
             self.size = read_metadata_imgsz(meta) or 640
+        self.reads_native = not isinstance(h, int) and not isinstance(w, int)
         self.dynamic_batch = not isinstance(shape[0], int)
         self.names = read_metadata_names(meta) or CLASS_NAMES
         out_shape = self.session.get_outputs()[0].shape
@@ -513,10 +530,12 @@ class CardDetector:
         outputs = self.session.run(None, {self.input_name: blob})
         return np.asarray(outputs[0])
 
-    def _run(self, crops: list[np.ndarray]) -> list[tuple[RawDetections, Letterbox]]:
-        boxed = [letterbox(c, self.size) for c in crops]
+    def _run(
+        self, crops: list[np.ndarray], native: bool = False
+    ) -> list[tuple[RawDetections, Letterbox]]:
+        boxed = [pad_to_stride(c) if native else letterbox(c, self.size) for c in crops]
         images = [b[0] for b in boxed]
-        if self.dynamic_batch and len(images) > 1:
+        if self.dynamic_batch and len(images) > 1 and not native:
             outputs = [self._infer(to_blob(images))]
         else:
             outputs = [self._infer(to_blob([img])) for img in images]
@@ -545,7 +564,11 @@ class CardDetector:
         return self.classifier is not None
 
     def detect(
-        self, image_bgr: np.ndarray, tiles: int | None = None, source: ReadingSource | None = None
+        self,
+        image_bgr: np.ndarray,
+        tiles: int | None = None,
+        source: ReadingSource | None = None,
+        native: bool = False,
     ) -> list[Detection]:
         """Detect corner indices in a BGR image (H × W × 3 uint8; grey images are accepted).
 
@@ -554,17 +577,20 @@ class CardDetector:
         ``tiles=n`` tiling with at most n tiles. Sorted by confidence, best first. ``source``
         (a :class:`vision.crops.ReadingSource`) has the classifier read each box from a finer
         image than ``image_bgr``, e.g. the camera frame a top-down view was warped from.
+        ``native=True`` (a model that ``reads_native``) looks at the whole image in one pass at
+        its own scale, only padded to the stride: the caller chose its pixels a cm.
         """
         if image_bgr.ndim == 2:
             image_bgr = cv2.cvtColor(image_bgr, cv2.COLOR_GRAY2BGR)
         elif image_bgr.shape[2] == 4:
             image_bgr = cv2.cvtColor(image_bgr, cv2.COLOR_BGRA2BGR)
         height, width = image_bgr.shape[:2]
-        plan = self.plan(width, height, tiles)
+        native = native and self.reads_native
+        plan = [Tile(0, 0, width, height)] if native else self.plan(width, height, tiles)
         crops = [image_bgr[t.y : t.y + t.h, t.x : t.x + t.w] for t in plan]
         overlap_x, overlap_y = _overlaps(plan)
         all_boxes, all_scores, all_classes = [], [], []
-        for tile, (raw, lb) in zip(plan, self._run(crops), strict=True):
+        for tile, (raw, lb) in zip(plan, self._run(crops, native), strict=True):
             boxes = lb.to_image(raw.boxes)
             keep = np.ones(len(boxes), dtype=bool)
             if len(plan) > 1:

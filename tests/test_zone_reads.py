@@ -1,0 +1,115 @@
+"""``vision.zone_reads``: each zone read finely, and only when its pixels changed.
+
+Real pixels and the real warps, change tests and grouping; the detector's inference is the
+white-square stand-in (``tests.square_detector``), so each test can count the passes it costs.
+The table is a 360 px frame that *is* the 90 cm table seen from above (4 px a cm); zone views
+are 10 px a cm.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.builders import top_down_config
+from tests.square_detector import square_detector
+from vision.zone_reads import ZONE_NAMES, ZoneReader, zone_rects
+from vision.zones import Zones
+
+SIZE = 360
+CONFIG = top_down_config(SIZE)
+ZONES = Zones.from_config(CONFIG.table, CONFIG.zones)
+assert CONFIG.calibration is not None
+CALIBRATION = CONFIG.calibration
+
+
+def table(*cards_cm: tuple[float, float]) -> np.ndarray:
+    """The bare table (grey) with a white 3 cm square (a "card") centred on each point."""
+    image = np.full((SIZE, SIZE, 3), 60, np.uint8)
+    for x, y in cards_cm:
+        x0, y0 = round((x - 1.5) * 4), round((y - 1.5) * 4)
+        image[y0 : y0 + 12, x0 : x0 + 12] = 255
+    return image
+
+
+def reader(max_reads: int = 5) -> tuple[ZoneReader, list[int]]:
+    det, model = square_detector(native=True)
+    return ZoneReader(det, ZONES, max_reads=max_reads), model.batches
+
+
+def seen(reads_cards: dict[str, list]) -> dict[str, list[str]]:  # type: ignore[type-arg]
+    return {zone: [c.identity for c in cards] for zone, cards in reads_cards.items() if cards}
+
+
+S_PLAY = (45.0, 70.0)  # the middle of S's play area
+
+
+def test_zone_rects_are_the_zones_grown_by_the_margin_and_clipped_to_the_table() -> None:
+    rects = zone_rects(ZONES)
+    assert rects["N"] == pytest.approx((15.0, 5.0, 75.0, 40.0))
+    assert rects["W"] == pytest.approx((5.0, 15.0, 40.0, 75.0))
+    assert rects["centre"] == pytest.approx((30.0, 30.0, 60.0, 60.0))
+    assert zone_rects(ZONES, margin_cm=20)["N"][1] == 0.0
+
+
+def test_the_first_frames_read_every_zone_least_recently_read_first_within_the_budget() -> None:
+    zr, passes = reader(max_reads=2)
+    first = zr.read(table(), CALIBRATION, 0.0)
+    assert first.read == ("N", "E") and first.unread == ("S", "W", "centre")
+    second = zr.read(table(), CALIBRATION, 0.25)
+    assert second.read == ("S", "W") and second.kept == ("N", "E")
+    third = zr.read(table(), CALIBRATION, 0.5)
+    assert third.read == ("centre",) and third.unread == ()
+    fourth = zr.read(table(), CALIBRATION, 0.75)
+    assert fourth.read == () and fourth.kept == ZONE_NAMES
+    assert len(passes) == 5  # one detector pass a zone, none for an unchanged table
+
+
+def test_a_card_landing_is_read_in_its_zone_only_and_then_kept() -> None:
+    zr, passes = reader()
+    zr.read(table(), CALIBRATION, 0.0)
+    landed = zr.read(table(S_PLAY), CALIBRATION, 0.25)
+    assert landed.read == ("S",)
+    assert seen(landed.cards) == {"S": ["AS"]}
+    still = zr.read(table(S_PLAY), CALIBRATION, 0.5)
+    assert still.read == () and seen(still.cards) == {"S": ["AS"]}
+    assert len(passes) == 5 + 1
+
+
+def test_a_swept_zone_is_empty_again_without_a_detector_pass() -> None:
+    zr, passes = reader()
+    zr.read(table(), CALIBRATION, 0.0)
+    zr.read(table(S_PLAY), CALIBRATION, 0.25)
+    swept = zr.read(table(), CALIBRATION, 0.5)
+    assert swept.read == () and "S" in swept.kept and seen(swept.cards) == {}
+    assert len(passes) == 5 + 1
+
+
+def test_light_that_changes_the_whole_table_has_every_zone_read_again() -> None:
+    zr, passes = reader()
+    zr.read(table(S_PLAY), CALIBRATION, 0.0)
+    brighter = table(S_PLAY)
+    brighter[brighter == 60] = 100
+    assert zr.read(brighter, CALIBRATION, 0.25).read == ZONE_NAMES
+    assert len(passes) == 10
+
+
+def test_an_occluded_zone_is_neither_read_nor_seen() -> None:
+    zr, passes = reader()
+    reads = zr.read(table(S_PLAY), CALIBRATION, 0.0, skip={"S"})
+    assert "S" not in reads.read and "S" in reads.unread
+    assert len(passes) == 4
+
+
+def test_a_card_lying_in_another_zone_counts_for_that_zone_only() -> None:
+    # (70, 30) cm lies in N's rectangle but in E's play area: only E's read keeps it.
+    assert ZONES.seat_of((70.0, 30.0)) == "E"
+    zr, _ = reader()
+    reads = zr.read(table((70.0, 30.0)), CALIBRATION, 0.0)
+    assert seen(reads.cards) == {"E": ["AS"]}
+
+
+def test_a_read_budget_below_one_is_refused() -> None:
+    det, _ = square_detector(native=True)
+    with pytest.raises(ValueError, match="max_reads"):
+        ZoneReader(det, ZONES, max_reads=0)
