@@ -395,3 +395,13 @@ def test_real_model_reads_a_known_synthetic_table() -> None:
 
     cards = group_cards(CardDetector().detect(frame))
     assert sorted(c.identity for c in cards) == sorted(expected)
+
+
+def test_a_weak_whole_card_box_framing_two_corner_indices_is_no_joker_candidate() -> None:
+    from vision.detector import _frames_a_card
+
+    card = np.array([[100, 100, 240, 300]], np.float32)  # an ace of spades seen whole
+    corners = np.array([[104, 108, 124, 140], [216, 260, 236, 292]], np.float32)
+    one_corner = corners[:1]  # a picture joker lying on another card's corner
+    assert _frames_a_card(card, corners).tolist() == [True]
+    assert _frames_a_card(card, one_corner).tolist() == [False]

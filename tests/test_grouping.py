@@ -163,3 +163,28 @@ def test_sorted_in_class_order_and_summarized() -> None:
     assert summarize(cards) == "10H, AS ×2, BJ"
     assert summarize([]) == "(none)"
     assert cards[1].to_json()["boxes"][0] == [round(v, 1) for v in a]
+
+
+def test_a_read_on_the_face_of_a_card_seen_whole_is_its_pip_not_a_card() -> None:
+    # An ace of spades seen whole: its big central spade read as a black joker, and a 7.
+    a, b = corners(100, 100)
+    pip = (150, 170, 190, 230)  # the middle of the 140 × 200 card
+    upper = (120, 140, 150, 170)  # nearer a corner, still on the face
+    cards = group_cards([det("AS", a), det("AS", b), det("SJ", pip), det("7S", upper)])
+    assert shapes(cards) == [("AS", 2)]
+
+
+def test_a_fanned_card_beside_a_card_seen_whole_stays() -> None:
+    # A fan: the top card whole, the card under it shows its corner strip to the left.
+    a, b = corners(100, 100)
+    strip = (100 - 26 + 6, 108, 100 - 26 + 26, 140)
+    cards = group_cards([det("AS", a), det("AS", b), det("KS", strip)])
+    assert shapes(cards) == [("KS", 1), ("AS", 2)]
+
+
+def test_a_picture_joker_boxed_whole_and_by_halves_is_one_joker() -> None:
+    whole = (95.0, 311.0, 170.0, 377.0)
+    left, right = (102.0, 313.0, 131.0, 372.0), (152.0, 320.0, 182.0, 381.0)
+    cards = group_cards([det("SJ", left, 1.0), det("SJ", right, 0.99), det("SJ", whole, 0.99)])
+    assert shapes(cards) == [("SJ", 1)]
+    assert cards[0].boxes == [(95.0, 311.0, 182.0, 381.0)]

@@ -206,6 +206,21 @@ def letterbox(image_bgr: np.ndarray, size: int) -> tuple[np.ndarray, Letterbox]:
     return padded, Letterbox(ratio, float(left), float(top))
 
 
+def _frames_a_card(boxes: FloatArray, indices: FloatArray) -> npt.NDArray[np.bool_]:
+    """Which ``boxes`` hold corner ``indices`` in two opposite quarters: an ordinary card seen
+    whole (its two printed corners), never a picture joker, which has no index (an ace of
+    spades' big central pip reads like a black joker)."""
+    cx = (indices[:, 0] + indices[:, 2]) / 2
+    cy = (indices[:, 1] + indices[:, 3]) / 2
+    out = np.zeros(len(boxes), dtype=bool)
+    for i, (x1, y1, x2, y2) in enumerate(boxes):
+        inside = (cx > x1) & (cx < x2) & (cy > y1) & (cy < y2)
+        left, top = cx[inside] < (x1 + x2) / 2, cy[inside] < (y1 + y2) / 2
+        out[i] = bool(((left & top).any() and (~left & ~top).any()) or
+                      ((left & ~top).any() and (~left & top).any()))  # fmt: skip
+    return out
+
+
 def pad_to_stride(image_bgr: np.ndarray, stride: int = STRIDE) -> tuple[np.ndarray, Letterbox]:
     """Pad (never resize) with grey 114 to sides that are multiples of ``stride``, the image
     centred: a model with a free input size then sees the image at its own scale."""
@@ -648,6 +663,8 @@ class CardDetector:
         sides = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
         big = sides >= JOKER_SIZE_RATIO * (np.median(sides[sure]) if sure.any() else 0.0)
         maybe_joker = ~sure & big
+        if maybe_joker.any() and sure.any():
+            maybe_joker &= ~_frames_a_card(boxes, boxes[sure])
         order = np.argsort(-loc_scores, kind="stable")
         order = order[(sure | maybe_joker)[order]][: self.max_boxes]
         boxes, maybe_joker = boxes[order], maybe_joker[order]

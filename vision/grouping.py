@@ -16,10 +16,18 @@ in the rank or in the suit only and that lie as one card's opposite corners are 
 takes the surer read and keeps the other in ``also_read``. Corners already paired with a
 corner of their own identity are never taken apart (a fanned pair's top card shows both of its
 corners; the card under it, one).
+
+Inside a card seen whole (both corners found) nothing but that card's own face shows: a lone
+box whose centre lies on it (near the line between its two corners, the nearer the closer to a
+corner: the card is a rectangle with that line for its diagonal) is a misread of its pips or
+picture (an ace of spades' big central spade reads like a black joker, or a 7) and
+is dropped. A box half or more inside one of its own identity at least twice its size is a
+part of it (a picture joker boxed whole and by halves): the two become their union.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -34,6 +42,8 @@ MAX_RATIO = 9.0  # … largest plausible
 BEST_RATIO = 5.5  # … most typical (ranks the candidate pairs)
 MAX_SIZE_RATIO = 2.0  # the two corners of one card have similar index sizes
 DUPLICATE_IOU = 0.3  # boxes overlapping this much are the same corner seen twice
+PART_INSIDE = 0.5  # a box this much inside one of twice its area or more is a part of it
+FACE_SLOPE = 0.85  # a whole card's face: off its corner-to-corner line ≤ this × the nearer end
 MAX_COPIES = 2  # two decks
 
 
@@ -96,6 +106,38 @@ def iou(a: Box, b: Box) -> float:
     return inter / union if union > 0 else 0.0
 
 
+def _area(b: Box) -> float:
+    return max(0.0, b[2] - b[0]) * max(0.0, b[3] - b[1])
+
+
+def is_part(a: Box, b: Box) -> bool:
+    """Whether the smaller of two boxes lies mostly inside the other, of twice its area or
+    more (a picture joker boxed whole and by a half)."""
+    small, big = sorted((a, b), key=_area)
+    w = min(small[2], big[2]) - max(small[0], big[0])
+    h = min(small[3], big[3]) - max(small[1], big[1])
+    if w <= 0 or h <= 0 or _area(big) < 2 * _area(small):
+        return False
+    return w * h >= PART_INSIDE * _area(small)
+
+
+def _join_parts(boxes: list[tuple[Box, float]]) -> list[tuple[Box, float]]:
+    """Boxes that are parts of one another become one box, their union, until none are."""
+    out = list(boxes)
+    joined = True
+    while joined:
+        joined = False
+        for i, j in itertools.combinations(range(len(out)), 2):
+            (a, ca), (b, cb) = out[i], out[j]
+            if is_part(a, b):
+                union = (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
+                out[i] = (union, max(ca, cb))
+                del out[j]
+                joined = True
+                break
+    return out
+
+
 def is_duplicate(a: Box, b: Box, duplicate_iou: float = DUPLICATE_IOU) -> bool:
     """Whether two boxes are one corner seen twice (overlapping, or centres very close)."""
     (ax, ay), (bx, by) = _centre(a), _centre(b)
@@ -151,7 +193,7 @@ def _group_one(
     max_copies: int,
 ) -> tuple[list[_Card], bool]:
     # Fold near-duplicates into the better box (the same corner seen twice).
-    boxes = sorted(boxes, key=lambda bc: -bc[1])
+    boxes = sorted(_join_parts(boxes), key=lambda bc: -bc[1])
     kept: list[tuple[Box, float]] = []
     for box, conf in boxes:
         if not any(is_duplicate(box, k) for k, _ in kept):
@@ -210,6 +252,7 @@ def group_cards(
                 CardSighting(identity, [b for b, _ in members], card.confidence, ambiguous)
             )
     sightings = _join_misread_corners(sightings, min_ratio, max_ratio, best_ratio)
+    sightings = _drop_faces_of_whole_cards(sightings)
     sightings.sort(
         key=lambda s: (CLASS_ID.get(s.identity, len(CLASS_ID)), s.identity, s.boxes[0][:2])
     )
@@ -251,6 +294,29 @@ def _join_misread_corners(
             CardSighting(sure.identity, boxes, sure.confidence, sure.ambiguous, other.identity)
         )
     return [s for k, s in enumerate(sightings) if k not in used] + joined
+
+
+def _on_face(point: tuple[float, float], card: CardSighting) -> bool:
+    """Whether ``point`` lies on the middle of the line between a whole card's two corners."""
+    (ax, ay), (bx, by) = _centre(card.boxes[0]), _centre(card.boxes[-1])
+    dx, dy = bx - ax, by - ay
+    length2 = dx * dx + dy * dy
+    if length2 <= 0:
+        return False
+    t = ((point[0] - ax) * dx + (point[1] - ay) * dy) / length2
+    off = abs((point[0] - ax) * dy - (point[1] - ay) * dx) / length2  # × the line's length
+    # The card widens from each corner to about ± half the line's length at its middle.
+    return 0.0 < t < 1.0 and off < FACE_SLOPE * min(t, 1.0 - t)
+
+
+def _drop_faces_of_whole_cards(sightings: list[CardSighting]) -> list[CardSighting]:
+    """Lone boxes on the face of a card seen whole are misreads of that face (module doc)."""
+    whole = [s for s in sightings if len(s.boxes) == 2]
+    return [
+        s
+        for s in sightings
+        if len(s.boxes) != 1 or not any(_on_face(_centre(s.boxes[0]), w) for w in whole)
+    ]
 
 
 def summarize(sightings: Sequence[CardSighting]) -> str:
