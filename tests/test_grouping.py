@@ -169,7 +169,7 @@ def test_a_read_on_the_face_of_a_card_seen_whole_is_its_pip_not_a_card() -> None
     # An ace of spades seen whole: its big central spade read as a black joker, and a 7.
     a, b = corners(100, 100)
     pip = (150, 170, 190, 230)  # the middle of the 140 × 200 card
-    upper = (120, 140, 150, 170)  # nearer a corner, still on the face
+    upper = (125, 150, 155, 180)  # a quarter of the way from a corner, still on the face
     cards = group_cards([det("AS", a), det("AS", b), det("SJ", pip), det("7S", upper)])
     assert shapes(cards) == [("AS", 2)]
 
@@ -188,3 +188,13 @@ def test_a_picture_joker_boxed_whole_and_by_halves_is_one_joker() -> None:
     cards = group_cards([det("SJ", left, 1.0), det("SJ", right, 0.99), det("SJ", whole, 0.99)])
     assert shapes(cards) == [("SJ", 1)]
     assert cards[0].boxes == [(95.0, 311.0, 182.0, 381.0)]
+
+
+def test_a_fanned_pair_keeps_both_copies_beside_the_top_cards_corner() -> None:
+    # Two copies fanned 1.4 cm apart: the top card shows both corners, the one under it the
+    # bottom corner only, right beside the top card's — near a corner, not on the face.
+    top_left, bottom_right = corners(100, 100)
+    x1, y1, x2, y2 = bottom_right
+    under = (x1 - 28, y1, x2 - 28, y2)
+    cards = group_cards([det("AH", top_left), det("AH", bottom_right), det("AH", under)])
+    assert sorted(len(c.boxes) for c in cards) == [1, 2]

@@ -21,8 +21,9 @@ Inside a card seen whole (both corners found) nothing but that card's own face s
 box whose centre lies on it (near the line between its two corners, the nearer the closer to a
 corner: the card is a rectangle with that line for its diagonal) is a misread of its pips or
 picture (an ace of spades' big central spade reads like a black joker, or a 7) and
-is dropped. A box half or more inside one of its own identity at least twice its size is a
-part of it (a picture joker boxed whole and by halves): the two become their union.
+is dropped. A joker box half or more inside one of its own identity at least twice its size is
+a part of it (a picture joker boxed whole and by halves): the two become their union. Never
+for indices: a box spanning a fanned pair's two strips would swallow both copies.
 """
 
 from __future__ import annotations
@@ -44,7 +45,9 @@ MAX_SIZE_RATIO = 2.0  # the two corners of one card have similar index sizes
 DUPLICATE_IOU = 0.3  # boxes overlapping this much are the same corner seen twice
 PART_INSIDE = 0.5  # a box this much inside one of twice its area or more is a part of it
 FACE_SLOPE = 0.85  # a whole card's face: off its corner-to-corner line ≤ this × the nearer end
+FACE_SPAN = (0.2, 0.8)  # … along the middle of that line only
 MAX_COPIES = 2  # two decks
+JOKERS = ("BJ", "SJ")
 
 
 class BoxLike(Protocol):
@@ -193,7 +196,7 @@ def _group_one(
     max_copies: int,
 ) -> tuple[list[_Card], bool]:
     # Fold near-duplicates into the better box (the same corner seen twice).
-    boxes = sorted(_join_parts(boxes), key=lambda bc: -bc[1])
+    boxes = sorted(boxes, key=lambda bc: -bc[1])
     kept: list[tuple[Box, float]] = []
     for box, conf in boxes:
         if not any(is_duplicate(box, k) for k, _ in kept):
@@ -245,6 +248,8 @@ def group_cards(
         by_identity.setdefault(d.identity, []).append((box, float(d.confidence)))
     sightings: list[CardSighting] = []
     for identity, boxes in by_identity.items():
+        if identity in JOKERS:  # a picture joker may be boxed whole and by parts
+            boxes = _join_parts(boxes)
         cards, ambiguous = _group_one(boxes, min_ratio, max_ratio, best_ratio, max_copies)
         for card in cards:
             members = sorted(card.members, key=lambda bc: (bc[0][0], bc[0][1]))
@@ -306,7 +311,8 @@ def _on_face(point: tuple[float, float], card: CardSighting) -> bool:
     t = ((point[0] - ax) * dx + (point[1] - ay) * dy) / length2
     off = abs((point[0] - ax) * dy - (point[1] - ay) * dx) / length2  # × the line's length
     # The card widens from each corner to about ± half the line's length at its middle.
-    return 0.0 < t < 1.0 and off < FACE_SLOPE * min(t, 1.0 - t)
+    # Near either corner the neighbour in a fan shows its index: only the middle counts.
+    return FACE_SPAN[0] < t < FACE_SPAN[1] and off < FACE_SLOPE * min(t, 1.0 - t)
 
 
 def _drop_faces_of_whole_cards(sightings: list[CardSighting]) -> list[CardSighting]:
