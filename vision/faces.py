@@ -247,15 +247,20 @@ def _bezier(
     return curve
 
 
-def _stem(b: float, top: float) -> np.ndarray:
-    """The flared stem under a spade or club, its width varied by ``b``."""
+def _stem(b: float, top: float, flare: float = 1.0) -> np.ndarray:
+    """The stem under a spade or club, its width varied by ``b``: a wide triangle (``flare``
+    1) down to a thin straight stem on a small foot (``flare`` 0)."""
     sw = 0.05 + 0.1 * b
+    foot = sw * (0.6 + 1.6 * flare)
+    waist = 1.0 - 0.12 * (1.0 - flare)  # a thin stem widens only at its foot
     return np.array(
         [
             [0.5 - sw * 0.4, top],
             [0.5 + sw * 0.4, top],
-            [0.5 + sw * 2.2, 1.0],
-            [0.5 - sw * 2.2, 1.0],
+            [0.5 + sw * 0.4, waist],
+            [0.5 + foot, 1.0],
+            [0.5 - foot, 1.0],
+            [0.5 - sw * 0.4, waist],
         ],
         dtype=np.float32,
     )
@@ -264,10 +269,13 @@ def _stem(b: float, top: float) -> np.ndarray:
 def suit_polygons(suit: str, shape: Sequence[float]) -> list[np.ndarray]:
     """Polygons (in a 0..1 × 0..1 box, y down) of a suit glyph; ``shape`` holds 4 variations.
 
-    ``shape``: lobe roundness, waist/stem width, point sharpness, aspect tweak, all in 0..1.
-    Circles are returned as polygons too, so every glyph is a list of filled polygons.
+    ``shape``: lobe roundness, waist/stem width, point sharpness (and the stem's flare), body
+    width (a narrow spade on a thin stem reads like a club at a few pixels unless trained on),
+    all in 0..1. Circles are returned as polygons too, so every glyph is a list of filled
+    polygons.
     """
-    a, b, c, _ = shape
+    a, b, c, d = shape
+    narrow = 1.0 - 0.4 * d  # the body's width, a fraction of the box
     polys: list[np.ndarray] = []
     if suit == "H" or suit == "S":
         # Parametric heart, lobe depth and point sharpness varied.
@@ -276,12 +284,13 @@ def suit_polygons(suit: str, shape: Sequence[float]) -> list[np.ndarray]:
         y = (
             13 * np.cos(t) - (4 + 2 * a) * np.cos(2 * t) - (2 + c) * np.cos(3 * t) - np.cos(4 * t)
         ) / 17.0
-        pts = np.stack([0.5 + 0.5 * x, 0.5 - 0.5 * y], axis=1)
+        width = narrow if suit == "S" else 1.0 - 0.2 * d
+        pts = np.stack([0.5 + 0.5 * width * x, 0.5 - 0.5 * y], axis=1)
         if suit == "S":
             pts = pts.copy()
             pts[:, 1] = 1.0 - pts[:, 1]
             pts[:, 1] = 0.05 + 0.72 * (pts[:, 1] - pts[:, 1].min()) / np.ptp(pts[:, 1])
-            polys.append(_stem(b, top=0.6))
+            polys.append(_stem(b * narrow, top=0.6, flare=c))
         else:
             pts[:, 1] = (pts[:, 1] - pts[:, 1].min()) / np.ptp(pts[:, 1])
         polys.append(pts.astype(np.float32))
@@ -298,7 +307,7 @@ def suit_polygons(suit: str, shape: Sequence[float]) -> list[np.ndarray]:
             sides.append(_bezier(p, p + (q - p) / 3 + inward, p + 2 * (q - p) / 3 + inward, q))
         polys.append(np.concatenate(sides).astype(np.float32))
     else:  # clubs: three circles and a stem
-        r = 0.2 + 0.06 * a
+        r = (0.2 + 0.06 * a) * (0.75 + 0.25 * narrow)
         t = np.linspace(0, 2 * np.pi, 36)
         for cx, cy in (
             (0.5, 0.05 + r),
@@ -309,7 +318,7 @@ def suit_polygons(suit: str, shape: Sequence[float]) -> list[np.ndarray]:
         polys.append(
             np.array([[0.44, 0.35], [0.56, 0.35], [0.56, 0.6], [0.44, 0.6]], dtype=np.float32)
         )
-        polys.append(_stem(b, top=0.55))
+        polys.append(_stem(b, top=0.55, flare=c))
     return polys
 
 
