@@ -8,7 +8,10 @@ one letterboxed pass; (b) 800×800, the table pipeline's decision frame (the par
 90 cm table its zones cover, 80 × 80 cm, warped top-down at 10 px/cm, so a card index is
 ≈ 18–25 px); (c) 1280×960, a raw camera-sized frame, tiled automatically; (d) a real decision
 frame: the bundled demo clip at 30 s (rendered cards of the held-out design, a trick on the
-table) calibrated and warped the way the pipeline does it. Each timing covers
+table) calibrated and warped the way the pipeline does it; (e) one seat zone's read, 600×350
+(``vision.zone_reads``: the zone and its margin at 10 px/cm, one pass at that scale when the
+model takes any input size), drawn and (f) from the demo clip — the pipeline reads only the
+zones whose pixels changed, at most two a decision frame. Each timing covers
 the whole decision path: letterbox/tiling, inference, decode, NMS, tile merge and grouping into
 cards. Median (and p90) of ``--runs`` runs after 3 warm-ups, in this one process.
 """
@@ -60,11 +63,12 @@ def synthetic_frame(width: int, height: int, seed: int = 0) -> np.ndarray:
     return frame
 
 
-def demo_decision_frame(second: float = 30.0) -> np.ndarray | None:
+def demo_decision_frame(second: float = 30.0, zone: str | None = None) -> np.ndarray | None:
     """A real decision frame: the bundled demo clip at ``second`` s, calibrated on its markers
-    and its zones' region warped top-down at 10 px/cm, as the pipeline reads it; None without
-    the clip."""
+    and its zones' region (or one ``zone``'s reading rectangle) warped top-down at 10 px/cm, as
+    the pipeline reads it; None without the clip."""
     from vision.calibration import calibrate, warp_table
+    from vision.zone_reads import zone_rects
 
     clip = Path(__file__).resolve().parent.parent / "chaodipi" / "demo" / "demo.mp4"
     cap = cv2.VideoCapture(str(clip))
@@ -75,7 +79,8 @@ def demo_decision_frame(second: float = 30.0) -> np.ndarray | None:
         cap.release()
     if not ok:
         return None
-    region = _default_zones().reading_region_cm()
+    zones = _default_zones()
+    region = zone_rects(zones)[zone] if zone else zones.reading_region_cm()
     warped: np.ndarray = warp_table(frame, calibrate(frame, TableGeometry()), 10.0, region)
     return warped
 
@@ -90,19 +95,21 @@ def decision_frame_size(px_per_cm: float = 10.0) -> tuple[int, int]:
     return round((x1 - x0) * px_per_cm), round((y1 - y0) * px_per_cm)
 
 
-def time_frame(detector: CardDetector, frame: np.ndarray, runs: int) -> dict[str, float]:
+def time_frame(
+    detector: CardDetector, frame: np.ndarray, runs: int, native: bool = False
+) -> dict[str, float]:
     for _ in range(3):  # warm-ups; the last also says how many cards the frame holds
-        cards = group_cards(detector.detect(frame))
+        cards = group_cards(detector.detect(frame, native=native))
     times = []
     for _ in range(runs):
         start = time.perf_counter()
-        group_cards(detector.detect(frame))
+        group_cards(detector.detect(frame, native=native))
         times.append((time.perf_counter() - start) * 1000)
     times.sort()
     return {
         "median_ms": round(statistics.median(times), 2),
         "p90_ms": round(times[min(len(times) - 1, int(0.9 * len(times)))], 2),
-        "tiles": len(detector.plan(frame.shape[1], frame.shape[0])),
+        "tiles": 1 if native else len(detector.plan(frame.shape[1], frame.shape[0])),
         "cards": len(cards),
     }
 
@@ -130,9 +137,14 @@ def main() -> int:
         # the pipeline's decision frame: the zones' region warped top-down at 10 px/cm
         "frame_decision": time_frame(detector, synthetic_frame(*decision_frame_size()), args.runs),
     }
+    native = detector.reads_native
+    result["frame_zone"] = time_frame(detector, synthetic_frame(600, 350), args.runs, native)
     demo = demo_decision_frame()
     if demo is not None:
         result["frame_demo_decision"] = time_frame(detector, demo, args.runs)
+    demo_zone = demo_decision_frame(zone="S")
+    if demo_zone is not None:
+        result["frame_demo_zone"] = time_frame(detector, demo_zone, args.runs, native)
     result |= {
         "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
         f"{platform.system()} {platform.release()}, Python {platform.python_version()}",
@@ -145,7 +157,8 @@ def main() -> int:
         f"{'batched' if detector.dynamic_batch else 'sequential'} tiles), "
         f"{args.threads} thread(s), median of {args.runs} runs"
     )
-    for key in ("frame_320x320", "frame_decision", "frame_demo_decision", "frame_1280x960"):
+    keys = ("frame_320x320", "frame_decision", "frame_demo_decision", "frame_1280x960")
+    for key in (*keys, "frame_zone", "frame_demo_zone"):
         r = result.get(key)
         if r is None:
             continue

@@ -10,13 +10,20 @@ This module owns the wiring of one table's vision into the engine, frame by fram
    only when the finding changes); the calibration itself is never changed silently.
 2. *motion*: the :class:`vision.motion.MotionGate` reads every frame (downscaled, masked to the
    table and each zone, cheap).
-3. *decision frames*, at most ``decision_fps`` a second: the part of the table the zones cover
-   (``Zones.reading_region_cm``: 80 × 80 cm of the default 90 cm table) is warped top-down
-   (``warp_table``, ``px_per_cm`` pixels a cm), the detector localises the indices on it (it
-   decides its own tiling) and, when it has a classifier (``reads_source``), reads each one from
-   the camera frame itself through the calibration's homography (a camera finer than
-   ``px_per_cm`` then gives the classifier its full resolution), ``group_cards`` makes cards,
-   card centres go to table cm and ``Zones.assign`` sorts them by seat, and
+3. *decision frames*, at most ``decision_fps`` a second. With a detector that looks at an
+   image at its own scale (``reads_native``: the exported ONNX takes any input size) the zones
+   are read one by one (``vision.zone_reads.ZoneReader``, ``zone_reads=None`` chooses): each
+   zone's rectangle is warped top-down at ``px_per_cm`` (10: the localiser needs about that to
+   box a fanned card's 1.3 cm strip; the whole reading region in one letterboxed pass gave it
+   6.4) and localised in one pass, each index read from the camera frame itself through the
+   calibration's homography, and only zones whose thumbnail changed since their last read
+   cost a pass (at most ``max_zone_reads`` a frame; the rest, and zones a hand covers, count as
+   not seen this frame). With any other detector (test fakes) the part of the table the zones
+   cover (``Zones.reading_region_cm``: 80 × 80 cm of the default 90 cm table) is warped
+   top-down (``px_per_cm`` pixels a cm) and the detector decides its own tiling; a detector
+   with a classifier (``reads_source``) reads each index from the camera frame.
+   ``group_cards`` makes cards, card centres go to table cm and ``Zones.assign`` sorts them by
+   seat, and
    ``PlayTracker.observe`` gets the cards with the frame's motion state, per zone
    (``zone_motion``, default): a zone is blocked only while the gate finds motion covering
    ``zone_moving_fraction`` of it (a hand over it), not by motion elsewhere. Table-wide blocking
