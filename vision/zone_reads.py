@@ -12,15 +12,26 @@ decision budget. But a zone only changes when a card lands in it or the trick is
 * on each decision frame a small grey *thumbnail* of every zone (``thumb_px_per_cm``) is
   compared with the one taken at that zone's last read. Unchanged (fewer than
   ``min_changed_cm2`` of pixels differ by more than ``change_threshold`` grey levels): the
-  last read stands. Matching the thumbnail of the zone's last *empty* read: the zone is empty
-  again (a swept trick costs no detector pass);
+  last read stands. Matching the thumbnail of the zone's last confirmed *empty* read: the zone
+  is empty again (a swept trick costs no detector pass);
 * changed zones are read: warped top-down at ``px_per_cm`` from the camera frame, localised in
   one pass at that scale (``native``), each index read from the camera frame itself
   (``source``), grouped into cards; a card counts for the zone its centre lies in, and only
   the zone being read keeps it (the rectangles overlap at the corners);
-* at most ``max_reads`` zones are read a frame (the least recently read first), which bounds
-  the worst frame; a changed zone left unread, or one a hand occludes (``skip``), is reported
-  in ``unread`` and the caller must not count it as seen this frame.
+* a read stands only once confirmed: a changed zone is read again on the next frames until two
+  reads in a row, with no change between them, agree (a card the localiser boxes at the edge
+  of its threshold must not be locked in, or out, by one unlucky read);
+* at most ``max_reads`` zones are read a frame (changed zones first, then unconfirmed ones,
+  each the least recently read first), which bounds the worst frame; a zone left unread, or
+  one a hand occludes (``skip``), is reported in ``unread`` and the caller must not count it
+  as seen this frame.
+
+A picture joker has no corner index and the localiser, which has seen few of them, often misses
+it; yet it is the card that wins a trick. So when a zone is read, its thumbnail is compared with
+the zone's last confirmed *empty* thumbnail: a blob there of one card's size
+(``CARD_AREA_CM2`` × 0.5–2, its shadow counted) that holds no card the read found is read whole
+by the classifier and kept as a joker when it reads ``BJ``/``SJ`` at ``JOKER_READ_CONF`` or
+more (any other read is dropped: it is a card the localiser missed, better unseen than guessed).
 
 A zone that changed without the reader seeing it change cannot keep a stale read for long:
 every read's thumbnail is compared with the current one, so slow drift (light) accumulates
@@ -49,16 +60,23 @@ THUMB_PX_PER_CM = 3.0
 CHANGE_THRESHOLD = 25  # grey levels
 MIN_CHANGED_CM2 = 1.0  # a fanned card's new strip is ≥ 1.3 × 8 cm
 MAX_READS = 2
+CARD_AREA_CM2 = 6.3 * 8.8
+JOKER_READ_CONF = 0.9
+JOKERS = ("BJ", "SJ")
 
 Rect = tuple[float, float, float, float]  # x0, y0, x1, y1 in table cm
+Box = tuple[float, float, float, float]  # x1, y1, x2, y2 in a zone view's pixels
 Timer = Callable[[str], AbstractContextManager[None]]
 
 
 class NativeDetector(Protocol):
     """A detector that looks at an image at its own scale (``CardDetector`` fits)."""
 
-    reads_native: bool
-    reads_source: bool
+    @property
+    def reads_native(self) -> bool: ...
+
+    @property
+    def reads_source(self) -> bool: ...
 
     def detect(
         self,
@@ -69,6 +87,17 @@ class NativeDetector(Protocol):
     ) -> Sequence[BoxLike]: ...
 
 
+class WholeCardReader(Protocol):
+    """Reads boxes of an image (``vision.classifier.CardClassifier`` fits)."""
+
+    def classify(
+        self,
+        image_bgr: np.ndarray,
+        boxes: Sequence[Box],
+        source: ReadingSource | None = None,
+    ) -> list[tuple[str, float]]: ...
+
+
 @dataclass
 class _Memo:
     """What the reader remembers of one zone."""
@@ -77,6 +106,7 @@ class _Memo:
     empty_thumb: np.ndarray | None = None  # the thumbnail at the last read that found nothing
     cards: list[CardSighting] = field(default_factory=list)
     read_t: float = float("-inf")
+    confirmed: bool = False  # the last two reads agreed (or the zone looks empty again)
 
 
 @dataclass(frozen=True)
@@ -104,6 +134,10 @@ def zone_rects(zones: Zones, margin_cm: float = READING_MARGIN_CM) -> dict[str, 
     return rects
 
 
+def _identities(cards: Sequence[CardSighting]) -> list[str]:
+    return sorted(c.identity for c in cards)
+
+
 def _changed(a: np.ndarray, b: np.ndarray, threshold: int, min_pixels: int) -> bool:
     _, moved = cv2.threshold(cv2.absdiff(a, b), threshold, 255, cv2.THRESH_BINARY)
     return bool(cv2.countNonZero(moved) >= min_pixels)
@@ -123,6 +157,7 @@ class ZoneReader:
         change_threshold: int = CHANGE_THRESHOLD,
         min_changed_cm2: float = MIN_CHANGED_CM2,
         margin_cm: float = READING_MARGIN_CM,
+        whole_card_reader: WholeCardReader | None = None,
     ) -> None:
         if max_reads < 1:
             raise ValueError(f"max_reads must be ≥ 1 (got {max_reads}): use e.g. {MAX_READS}")
@@ -134,6 +169,8 @@ class ZoneReader:
         self.change_threshold = change_threshold
         self.min_changed_px = max(1, round(min_changed_cm2 * thumb_px_per_cm**2))
         self.rects = zone_rects(zones, margin_cm)
+        # Reads a lone card-sized blob whole (the detector's own classifier by default).
+        self.whole_card_reader = whole_card_reader or getattr(detector, "classifier", None)
         self._memo = {name: _Memo() for name in ZONE_NAMES}
 
     def reset(self) -> None:
@@ -152,6 +189,7 @@ class ZoneReader:
         timer: Timer = timed or (lambda _stage: nullcontext())
         kept: list[str] = []
         changed: list[tuple[str, np.ndarray]] = []
+        unconfirmed: list[tuple[str, np.ndarray]] = []  # unchanged, but one read only
         with timer("warp"):
             for name in ZONE_NAMES:
                 if name in skip:
@@ -159,19 +197,30 @@ class ZoneReader:
                 memo = self._memo[name]
                 thumb = self._thumb(image_bgr, calibration, name)
                 if memo.thumb is not None and not self._differs(thumb, memo.thumb):
-                    kept.append(name)
+                    if memo.confirmed:
+                        kept.append(name)
+                    else:
+                        unconfirmed.append((name, thumb))
                 elif memo.empty_thumb is not None and not self._differs(thumb, memo.empty_thumb):
-                    memo.thumb, memo.cards = thumb, []
+                    memo.thumb, memo.cards, memo.confirmed = thumb, [], True
                     kept.append(name)
                 else:
                     changed.append((name, thumb))
+                    memo.confirmed = False
         changed.sort(key=lambda nt: self._memo[nt[0]].read_t)
-        now, later = changed[: self.max_reads], changed[self.max_reads :]
+        unconfirmed.sort(key=lambda nt: self._memo[nt[0]].read_t)
+        queue = changed + unconfirmed
+        now, later = queue[: self.max_reads], queue[self.max_reads :]
         for name, thumb in now:
             memo = self._memo[name]
-            memo.cards = self._read_zone(image_bgr, calibration, name, timer)
+            before = _identities(memo.cards) if memo.thumb is not None else None
+            memo.cards, unexplained = self._read_zone(image_bgr, calibration, name, timer, thumb)
+            memo.confirmed = before == _identities(memo.cards) and not self._differs(
+                thumb, memo.thumb if memo.thumb is not None else thumb
+            )
             memo.thumb, memo.read_t = thumb, t
-            if not memo.cards:
+            if memo.confirmed and not memo.cards and not unexplained:
+                # Never "empty" with a card-sized blob on it: that read missed a card.
                 memo.empty_thumb = thumb
         unread = [name for name in ZONE_NAMES if name in skip] + [name for name, _ in later]
         return ZoneReads(
@@ -193,8 +242,14 @@ class ZoneReader:
         return cv2.resize(grey, (max(1, w // 2), max(1, h // 2)), interpolation=cv2.INTER_AREA)
 
     def _read_zone(
-        self, image_bgr: np.ndarray, calibration: Calibration, name: str, timer: Timer
-    ) -> list[CardSighting]:
+        self,
+        image_bgr: np.ndarray,
+        calibration: Calibration,
+        name: str,
+        timer: Timer,
+        thumb: np.ndarray | None = None,
+    ) -> tuple[list[CardSighting], list[Box]]:
+        """The zone's cards, and the card-sized blobs on it that none of them explains."""
         rect = self.rects[name]
         with timer("warp"):
             to_view, size = top_down_view(calibration, self.px_per_cm, rect)
@@ -207,11 +262,54 @@ class ZoneReader:
             )
         with timer("zones"):
             cards = []
+            centres = []  # every card found in the view, in view pixels, whichever zone
             for card in group_cards(detections):
                 xs = [(b[0] + b[2]) / 2 for b in card.boxes]
                 ys = [(b[1] + b[3]) / 2 for b in card.boxes]
+                centres.append((sum(xs) / len(xs), sum(ys) / len(ys)))
                 k = self.px_per_cm * len(card.boxes)
                 centre = (rect[0] + sum(xs) / k, rect[1] + sum(ys) / k)
                 if (self.zones.seat_of(centre) or "") == name:
                     cards.append(card)
-        return cards
+        empty = self._memo[name].empty_thumb
+        if thumb is None or empty is None:
+            return cards, []
+        unexplained = self._unexplained(thumb, empty, centres, name)
+        if unexplained and self.whole_card_reader is not None:
+            with timer("detect"):
+                reads = self.whole_card_reader.classify(view, unexplained, source=source)
+            cards += [
+                CardSighting(identity, [box], prob)
+                for box, (identity, prob) in zip(unexplained, reads, strict=True)
+                if identity in JOKERS and prob >= JOKER_READ_CONF
+            ]
+        return cards, unexplained
+
+    def _unexplained(
+        self,
+        thumb: np.ndarray,
+        empty: np.ndarray,
+        centres: Sequence[tuple[float, float]],
+        name: str,
+    ) -> list[Box]:
+        """Boxes (view pixels) of card-sized blobs on the zone, against its empty look, that
+        hold none of the ``centres`` of the cards read."""
+        _, changed = cv2.threshold(cv2.absdiff(thumb, empty), self.change_threshold, 255, 0)
+        n, _, stats, _ = cv2.connectedComponentsWithStats(changed)
+        k = self.px_per_cm / self.thumb_px_per_cm  # thumbnail px → view px
+        cm2 = self.thumb_px_per_cm**2
+        rect = self.rects[name]
+        boxes: list[Box] = []
+        for x, y, w, h, area in stats[1:n]:
+            # One card: its own area in changed pixels (its shadow makes it look larger), its
+            # box up to a card turned 45°.
+            if not 0.5 <= area / cm2 / CARD_AREA_CM2 <= 2.0 or w * h / cm2 > 3.0 * CARD_AREA_CM2:
+                continue
+            box = (x * k, y * k, (x + w) * k, (y + h) * k)
+            if any(box[0] <= cx <= box[2] and box[1] <= cy <= box[3] for cx, cy in centres):
+                continue
+            centre_cm = (rect[0] + (box[0] + box[2]) / 2 / self.px_per_cm,
+                         rect[1] + (box[1] + box[3]) / 2 / self.px_per_cm)  # fmt: skip
+            if (self.zones.seat_of(centre_cm) or "") == name:
+                boxes.append(box)
+        return boxes
