@@ -13,7 +13,8 @@ import pytest
 
 from tests.builders import top_down_config
 from tests.square_detector import square_detector
-from vision.zone_reads import ZONE_NAMES, ZoneReader, zone_rects
+from vision.grouping import CardSighting
+from vision.zone_reads import ZONE_NAMES, ZoneReader, one_joker_each, zone_rects
 from vision.zones import Zones
 
 SIZE = 360
@@ -171,3 +172,17 @@ def test_a_read_budget_below_one_is_refused() -> None:
     det, _ = square_detector(native=True)
     with pytest.raises(ValueError, match="max_reads"):
         ZoneReader(det, ZONES, max_reads=0)
+
+
+def test_a_joker_boxed_by_halves_is_one_joker_but_a_fanned_pair_stays_two() -> None:
+    halves = [  # 10 px a cm: the two halves of one card turned 90°, 7.9 × 5.6 cm together
+        CardSighting("SJ", [(173.0, 239.0, 199.0, 289.0)], 0.95),
+        CardSighting("SJ", [(225.0, 238.0, 252.0, 294.0)], 0.99),
+    ]
+    (one,) = one_joker_each(halves, 10.0)
+    assert one.boxes == [(173.0, 238.0, 252.0, 294.0)] and one.confidence == 0.99
+    pair = [  # two upright jokers fanned 1.3 cm apart: 7.6 × 8.8 cm together
+        CardSighting("BJ", [(100.0, 100.0, 163.0, 188.0)], 0.99),
+        CardSighting("BJ", [(113.0, 100.0, 176.0, 188.0)], 0.99),
+    ]
+    assert len(one_joker_each(pair, 10.0)) == 2

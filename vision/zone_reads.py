@@ -16,8 +16,10 @@ decision budget. But a zone only changes when a card lands in it or the trick is
   is empty again (a swept trick costs no detector pass);
 * changed zones are read: warped top-down at ``px_per_cm`` from the camera frame, localised in
   one pass at that scale (``native``), each index read from the camera frame itself
-  (``source``), grouped into cards; a card counts for the zone its centre lies in, and only
-  the zone being read keeps it (the rectangles overlap at the corners);
+  (``source``), grouped into cards (a picture joker boxed by halves is one joker: knowing the
+  scale, :func:`one_joker_each` can tell it from a fanned pair); a card counts for the zone
+  its centre lies in, and only the zone being read keeps it (the rectangles overlap at the
+  corners);
 * a read stands only once confirmed: a changed zone is read again on the next frames until two
   reads in a row, with no change between them, agree (a card the localiser boxes at the edge
   of its threshold must not be locked in, or out, by one unlucky read);
@@ -40,6 +42,7 @@ until it crosses the threshold and the zone is read again.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Collection, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
@@ -63,6 +66,7 @@ MAX_READS = 2
 CARD_AREA_CM2 = 6.3 * 8.8
 JOKER_READ_CONF = 0.9
 JOKERS = ("BJ", "SJ")
+JOKER_SPAN_CM = (7.0, 9.6)  # one card's box, short and long side, with a little slack
 
 Rect = tuple[float, float, float, float]  # x0, y0, x1, y1 in table cm
 Box = tuple[float, float, float, float]  # x1, y1, x2, y2 in a zone view's pixels
@@ -132,6 +136,31 @@ def zone_rects(zones: Zones, margin_cm: float = READING_MARGIN_CM) -> dict[str, 
             min(zones.height_cm, float(y1) + margin_cm),
         )
     return rects
+
+
+def one_joker_each(cards: Sequence[CardSighting], px_per_cm: float) -> list[CardSighting]:
+    """Two sightings of the same joker whose boxes together fit inside one card (at most
+    ``JOKER_SPAN_CM``) are one joker the localiser boxed by parts; a fanned pair of jokers
+    spans at least a card's width plus its 1.3 cm strip."""
+    out = list(cards)
+    merged = True
+    while merged:
+        merged = False
+        for i, j in itertools.combinations(range(len(out)), 2):
+            a, b = out[i], out[j]
+            if a.identity != b.identity or a.identity not in JOKERS:
+                continue
+            boxes = [*a.boxes, *b.boxes]
+            x0, y0 = min(q[0] for q in boxes), min(q[1] for q in boxes)
+            x1, y1 = max(q[2] for q in boxes), max(q[3] for q in boxes)
+            short, long = sorted(((x1 - x0) / px_per_cm, (y1 - y0) / px_per_cm))
+            if short <= JOKER_SPAN_CM[0] and long <= JOKER_SPAN_CM[1]:
+                best = max(a.confidence, b.confidence)
+                out[i] = CardSighting(a.identity, [(x0, y0, x1, y1)], best, a.ambiguous)
+                del out[j]
+                merged = True
+                break
+    return out
 
 
 def _identities(cards: Sequence[CardSighting]) -> list[str]:
@@ -263,7 +292,7 @@ class ZoneReader:
         with timer("zones"):
             cards = []
             centres = []  # every card found in the view, in view pixels, whichever zone
-            for card in group_cards(detections):
+            for card in one_joker_each(group_cards(detections), self.px_per_cm):
                 xs = [(b[0] + b[2]) / 2 for b in card.boxes]
                 ys = [(b[1] + b[3]) / 2 for b in card.boxes]
                 centres.append((sum(xs) / len(xs), sum(ys) / len(ys)))
