@@ -118,6 +118,8 @@ def test_light_that_changes_the_whole_table_has_every_zone_read_again() -> None:
     brighter = table()
     brighter[:] = 100
     assert zr.read(brighter, CALIBRATION, 0.5).read == ZONE_NAMES
+    # Empty under the new light, nothing card-sized against the old empty look: no second read.
+    assert zr.read(brighter, CALIBRATION, 0.75).read == ()
     assert len(passes) == 15
 
 

@@ -22,7 +22,9 @@ decision budget. But a zone only changes when a card lands in it or the trick is
   corners);
 * a read stands only once confirmed: a changed zone is read again on the next frames until two
   reads in a row, with no change between them, agree (a card the localiser boxes at the edge
-  of its threshold must not be locked in, or out, by one unlucky read);
+  of its threshold must not be locked in, or out, by one unlucky read) — except an empty read
+  of a zone with a known empty look and no card-sized blob against it (a swept trick under a
+  changed light: the next lead can land within 0.6 s, there is no time for second reads);
 * at most ``max_reads`` zones are read a frame (changed zones first, then unconfirmed ones,
   each the least recently read first), which bounds the worst frame; a zone left unread, or
   one a hand occludes (``skip``), is reported in ``unread`` and the caller must not count it
@@ -244,9 +246,13 @@ class ZoneReader:
             memo = self._memo[name]
             before = _identities(memo.cards) if memo.thumb is not None else None
             memo.cards, unexplained = self._read_zone(image_bgr, calibration, name, timer, thumb)
-            memo.confirmed = before == _identities(memo.cards) and not self._differs(
+            agreed = before == _identities(memo.cards) and not self._differs(
                 thumb, memo.thumb if memo.thumb is not None else thumb
             )
+            # Empty with nothing card-sized on it against a known empty look (the trick swept
+            # under a new light): no second read, the next lead may come within 0.6 s.
+            clean_empty = not memo.cards and not unexplained and memo.empty_thumb is not None
+            memo.confirmed = agreed or clean_empty
             memo.thumb, memo.read_t = thumb, t
             if memo.confirmed and not memo.cards and not unexplained:
                 # Never "empty" with a card-sized blob on it: that read missed a card.
