@@ -462,15 +462,7 @@ class TablePipeline:
         with self._timed("zones"):
             sightings = group_cards(detections)
             by_zone = self.zones.assign((s, self._centre_cm(s)) for s in sightings)
-            seen = {
-                zone: [s.identity for s in by_zone[zone]]
-                for zone in (*self.tracker.seats, KITTY_ZONE)
-            }
-        with self._timed("track"):
-            events = self.tracker.observe(
-                frame.t, seen, self._for_tracker(motion), str(frame.index)
-            )
-        return self._take(events)
+        return self._observe(frame, by_zone, self._for_tracker(motion))
 
     def _decide_by_zone(self, frame: Frame, motion: MotionState) -> list[PipelineEvent]:
         """A decision frame read zone by zone (``vision.zone_reads``): the zones a hand covers
@@ -484,14 +476,21 @@ class TablePipeline:
             skip=for_tracker.occluded_zones,
             timed=self._timed,
         )
-        seen = {
-            zone: [s.identity for s in reads.cards[zone]]
-            for zone in (*self.tracker.seats, KITTY_ZONE)
-        }
         unseen = for_tracker.occluded_zones | set(reads.unread)
-        blocked = replace(for_tracker, occluded_zones=unseen)
+        return self._observe(frame, reads.cards, replace(for_tracker, occluded_zones=unseen))
+
+    def _observe(
+        self,
+        frame: Frame,
+        by_zone: Mapping[str, Sequence[CardSighting]],
+        motion: MotionState,
+    ) -> list[PipelineEvent]:
+        """The tracker gets each seat's and the kitty zone's cards; its events are taken."""
+        seen = {
+            zone: [s.identity for s in by_zone[zone]] for zone in (*self.tracker.seats, KITTY_ZONE)
+        }
         with self._timed("track"):
-            events = self.tracker.observe(frame.t, seen, blocked, str(frame.index))
+            events = self.tracker.observe(frame.t, seen, motion, str(frame.index))
         return self._take(events)
 
     def _for_tracker(self, motion: MotionState) -> MotionState:
