@@ -109,7 +109,7 @@ class _Memo:
     """What the reader remembers of one zone."""
 
     thumb: np.ndarray | None = None  # the thumbnail at the last read
-    empty_thumb: np.ndarray | None = None  # the thumbnail at the last read that found nothing
+    empty_thumb: np.ndarray | None = None  # at the last confirmed read that found nothing
     cards: list[CardSighting] = field(default_factory=list)
     read_t: float = float("-inf")
     confirmed: bool = False  # the last two reads agreed (or the zone looks empty again)
@@ -202,10 +202,6 @@ class ZoneReader:
         self.rects = zone_rects(zones, margin_cm)
         # Reads a lone card-sized blob whole (the detector's own classifier by default).
         self.whole_card_reader = whole_card_reader or getattr(detector, "classifier", None)
-        self._memo = {name: _Memo() for name in ZONE_NAMES}
-
-    def reset(self) -> None:
-        """Forget every zone's last read (e.g. after a new calibration)."""
         self._memo = {name: _Memo() for name in ZONE_NAMES}
 
     def read(
