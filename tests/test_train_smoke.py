@@ -1,4 +1,5 @@
-"""The training path never rots: a handful of synthetic images, one epoch, small input.
+"""The training path never rots: a handful of synthetic images, one epoch, small input; and
+classifiers averaged into one ONNX model (an ensemble the runtime loads as one file).
 
 Needs the ``train`` extra (ultralytics + torch); skipped where it is not installed.
 """
@@ -31,3 +32,40 @@ def test_one_epoch_on_a_few_synthetic_images_trains_and_exports_an_onnx_model(
     )
     assert Path(result.best_weights).is_file()
     assert result.onnx_path is not None and Path(result.onnx_path).stat().st_size > 1_000_000
+
+
+def test_classifiers_averaged_into_one_onnx_read_as_the_mean_of_their_outputs(
+    tmp_path: Path,
+) -> None:
+    onnx = pytest.importorskip("onnx")
+    import numpy as np
+    import onnxruntime as ort
+    from onnx import TensorProto, helper
+
+    from vision.train import average_onnx
+
+    def scaled(factor: float, path: Path) -> Path:
+        """A stand-in classifier: its "probabilities" are its input times ``factor``."""
+        k = helper.make_tensor("k", TensorProto.FLOAT, [], [factor])
+        graph = helper.make_graph(
+            [helper.make_node("Mul", ["images", "k"], ["output0"])],
+            "scaled",
+            [helper.make_tensor_value_info("images", TensorProto.FLOAT, ["batch", 4])],
+            [helper.make_tensor_value_info("output0", TensorProto.FLOAT, ["batch", 4])],
+            [k],
+        )
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+        model.metadata_props.add(key="names", value="{0: 'AS'}")
+        onnx.save(model, str(path))
+        return path
+
+    merged = average_onnx(
+        [scaled(1.0, tmp_path / "a.onnx"), scaled(3.0, tmp_path / "b.onnx")],
+        tmp_path / "mean.onnx",
+    )
+    session = ort.InferenceSession(str(merged), providers=["CPUExecutionProvider"])
+    x = np.arange(8, dtype=np.float32).reshape(2, 4)
+    np.testing.assert_allclose(session.run(None, {"images": x})[0], 2.0 * x)
+    assert session.get_modelmeta().custom_metadata_map["names"] == "{0: 'AS'}"
+    with pytest.raises(ValueError, match="two or more"):
+        average_onnx([tmp_path / "a.onnx"], tmp_path / "one.onnx")

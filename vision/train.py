@@ -275,6 +275,53 @@ def export_onnx(weights: Path, imgsz: int, target: Path) -> Path:
     return target
 
 
+def average_onnx(models: list[Path], target: Path) -> Path:
+    """One ONNX model whose output is the mean of ``models``' outputs on the same input (an
+    ensemble of classifiers that read the same 64 px crop). Each model's names are prefixed
+    apart; the first model's input, output type and metadata (class names) stand for all.
+    Needs the ``onnx`` package (installed with ultralytics); the runtime needs only
+    onnxruntime."""
+    import copy
+
+    import onnx
+    from onnx import compose, helper
+
+    if len(models) < 2:
+        raise ValueError(f"average_onnx needs two or more models, got {len(models)}")
+    first = onnx.load(str(models[0]))
+    graph = first.graph
+    image = graph.input[0].name
+    nodes = list(graph.node)
+    initializers = list(graph.initializer)
+    outputs = [graph.output[0].name]
+    for k, path in enumerate(models[1:], start=1):
+        other = compose.add_prefix(onnx.load(str(path)), prefix=f"m{k}_")
+        for node in other.graph.node:  # every model reads the one shared input
+            node.input[:] = [image if x == f"m{k}_{image}" else x for x in node.input]
+        nodes += list(other.graph.node)
+        initializers += list(other.graph.initializer)
+        outputs.append(other.graph.output[0].name)
+    weight = helper.make_tensor("mean_weight", onnx.TensorProto.FLOAT, [], [1 / len(outputs)])
+    nodes += [
+        helper.make_node("Sum", outputs, ["mean_sum"]),
+        helper.make_node("Mul", ["mean_sum", "mean_weight"], ["mean"]),
+    ]
+    output = copy.deepcopy(graph.output[0])
+    output.name = "mean"
+    merged = helper.make_model(
+        helper.make_graph(nodes, "mean", [graph.input[0]], [output], [*initializers, weight]),
+        opset_imports=first.opset_import,
+    )
+    merged.ir_version = first.ir_version
+    merged.metadata_props.extend(first.metadata_props)
+    onnx.checker.check_model(merged)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_suffix(".onnx.tmp")
+    onnx.save(merged, str(tmp))
+    tmp.replace(target)
+    return target
+
+
 def _finished(run_dir: Path, epochs: int) -> bool:
     rows = _results_rows(run_dir)
     return len(rows) >= epochs
