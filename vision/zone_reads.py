@@ -32,10 +32,11 @@ decision budget. But a zone only changes when a card lands in it or the trick is
 
 A picture joker has no corner index and the localiser, which has seen few of them, often misses
 it; yet it is the card that wins a trick. So when a zone is read, its thumbnail is compared with
-the zone's last confirmed *empty* thumbnail: a blob there of one card's size
-(``CARD_AREA_CM2`` × 0.5–2, its shadow counted) that holds no card the read found is read whole
-by the classifier and kept as a joker when it reads ``BJ``/``SJ`` at ``JOKER_READ_CONF`` or
-more (any other read is dropped: it is a card the localiser missed, better unseen than guessed).
+the zone's last confirmed *empty* thumbnail: a blob there *brighter* than it (card paper, not a
+shadow) of one card's size (its box ``CARD_AREA_CM2`` × 0.5–2.2) that holds no card the read
+found is read whole by the classifier and kept as a joker when it reads ``BJ``/``SJ`` at
+``JOKER_READ_CONF`` or more (any other read is dropped: it is a card the localiser missed, better
+unseen than guessed). On a cloth as light as the cards nothing is brighter: no such help there.
 
 A zone that changed without the reader seeing it change cannot keep a stale read for long:
 every read's thumbnail is compared with the current one, so slow drift (light) accumulates
@@ -325,16 +326,17 @@ class ZoneReader:
     ) -> list[Box]:
         """Boxes (view pixels) of card-sized blobs on the zone, against its empty look, that
         hold none of the ``centres`` of the cards read."""
-        _, changed = cv2.threshold(cv2.absdiff(thumb, empty), self.change_threshold, 255, 0)
-        n, _, stats, _ = cv2.connectedComponentsWithStats(changed)
+        # Brighter than the empty look only: a card's paper, not its shadow or a hand's.
+        _, paper = cv2.threshold(cv2.subtract(thumb, empty), self.change_threshold, 255, 0)
+        n, _, stats, _ = cv2.connectedComponentsWithStats(paper)
         k = self.px_per_cm / self.thumb_px_per_cm  # thumbnail px → view px
         cm2 = self.thumb_px_per_cm**2
         rect = self.rects[name]
         boxes: list[Box] = []
         for x, y, w, h, area in stats[1:n]:
-            # One card: its own area in changed pixels (its shadow makes it look larger), its
-            # box up to a card turned 45°.
-            if not 0.5 <= area / cm2 / CARD_AREA_CM2 <= 2.0 or w * h / cm2 > 3.0 * CARD_AREA_CM2:
+            # One card: its box from half a card (partly hidden) to a card turned 45°, and
+            # enough of it paper (a picture joker's figure may be no brighter than the cloth).
+            if not 0.5 <= w * h / cm2 / CARD_AREA_CM2 <= 2.2 or area < 0.25 * w * h:
                 continue
             box = (x * k, y * k, (x + w) * k, (y + h) * k)
             if any(box[0] <= cx <= box[2] and box[1] <= cy <= box[3] for cx, cy in centres):
