@@ -5,7 +5,8 @@ an image at its own scale (``CardDetector.reads_native``). The localiser must se
 card's 1.3 cm strip of index at about 10 px a cm to box it (``bench/fan_scale.py`` on three
 rendered hands, plays exactly right from one still frame before each sweep: 78 % at 6.4 px a cm,
 88 % at 8, 95 % at 10, 94 % at 12), and the whole 80 × 80 cm reading region at 10 px a cm costs
-about three times the decision budget. But a zone only changes when a card lands in it or the trick is swept, so:
+about three times the decision budget. But a zone only changes when a card lands in it or the
+trick is swept, so:
 
 * every zone (the four seats' play areas and the centre) has a rectangle: its bounds grown by
   ``margin_cm`` (:data:`vision.zones.READING_MARGIN_CM`), clipped to the table;
