@@ -26,7 +26,8 @@ Plantable kinds (:data:`INJECTABLE`), each planted at most once and each in its 
 * ``out_of_turn`` — two followers' plays are recorded in swapped order; the truth is the seat
   recorded before its turn.
 * ``overtime`` — one play comes 16–30 s (more than ``play_time_limit_s``) after the previous
-  one. Not planted without times or when the profile has no play time limit.
+  one, never the hand's first lead (timed from the burial, which footage does not show). Not
+  planted without times or when the profile has no play time limit.
 * ``kitty_count`` — the kitty holds 9 cards: the declarer's card of the last trick (a single
   lead in which it plays last) goes to the kitty, so the declarer holds 24 and plays nothing in
   the last trick. Failing that, when the declarer won the last trick, the kitty holds 7: the
@@ -727,7 +728,10 @@ class _Sim:
             ts = self._eligible_tricks("overtime")
             if ts:
                 t = ts[0]
-                overtime = (t, rng.randrange(len(self.tricks[t].plays)))
+                i = rng.randrange(len(self.tricks[t].plays))
+                # Not the hand's first lead: its clock starts when the kitty is buried, which
+                # a camera over the table never sees, so footage could not show that overtime.
+                overtime = (t, 1 if (t, i) == (0, 0) else i)
                 self.planted.append(_Planted("overtime", self.tricks[t].plays[overtime[1]][0], t))
                 self.used.add(t)
         out: list[list[float]] = []

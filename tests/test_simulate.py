@@ -204,3 +204,15 @@ def test_the_proof_delay_decides_revoke_or_hidden_cards_per_profile_knob() -> No
 def test_an_unknown_kind_is_refused() -> None:
     with pytest.raises(ValueError, match="cannot plant"):
         simulate_hand("XX", 1, ["cheating"])
+
+
+def test_a_planted_overtime_is_never_the_first_lead_whose_clock_no_camera_sees() -> None:
+    firsts = 0
+    for seed in range(60):
+        record, truth = simulate_hand("XX", seed, ["overtime"])
+        (planted,) = truth
+        first_lead = record["tricks"][0]["plays"][0]["seat"]
+        firsts += planted["trick"] == 1
+        assert (planted["trick"], planted["seat"]) != (1, first_lead)
+        assert found(record) == expected(truth)
+    assert firsts > 0  # trick 1 still gets overtimes, on its followers
