@@ -504,11 +504,9 @@ class TablePipeline:
 
     def _centre_cm(self, sighting: CardSighting) -> tuple[float, float]:
         """A card's centre in table cm: the mean of its corner boxes' centres."""
-        xs = [(b[0] + b[2]) / 2 for b in sighting.boxes]
-        ys = [(b[1] + b[3]) / 2 for b in sighting.boxes]
-        k = self.px_per_cm * len(sighting.boxes)
+        x, y = sighting.centre
         x0, y0 = self.reading_region_cm[:2]
-        return x0 + sum(xs) / k, y0 + sum(ys) / k
+        return x0 + x / self.px_per_cm, y0 + y / self.px_per_cm
 
     # ----- events -----------------------------------------------------------------------
     def _take(self, events: Sequence[Event]) -> list[PipelineEvent]:

@@ -76,6 +76,13 @@ class CardSighting:
     also_read: str = ""
     """The other corner's read when the two corners of this card were read differently."""
 
+    @property
+    def centre(self) -> tuple[float, float]:
+        """Where the card lies: the mean of its corner boxes' centres, in image pixels."""
+        xs = [(b[0] + b[2]) / 2 for b in self.boxes]
+        ys = [(b[1] + b[3]) / 2 for b in self.boxes]
+        return sum(xs) / len(xs), sum(ys) / len(ys)
+
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "identity": self.identity,

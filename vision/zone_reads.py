@@ -242,10 +242,12 @@ class ZoneReader:
         now, later = queue[: self.max_reads], queue[self.max_reads :]
         for name, thumb in now:
             memo = self._memo[name]
-            before = _identities(memo.cards) if memo.thumb is not None else None
+            before = _identities(memo.cards)
             memo.cards, unexplained = self._read_zone(image_bgr, calibration, name, timer, thumb)
-            agreed = before == _identities(memo.cards) and not self._differs(
-                thumb, memo.thumb if memo.thumb is not None else thumb
+            agreed = (
+                memo.thumb is not None  # a first read has nothing to agree with
+                and before == _identities(memo.cards)
+                and not self._differs(thumb, memo.thumb)
             )
             # Empty with nothing card-sized on it against a known empty look (the trick swept
             # under a new light): no second read, the next lead may come within 0.6 s.
@@ -280,7 +282,7 @@ class ZoneReader:
         calibration: Calibration,
         name: str,
         timer: Timer,
-        thumb: np.ndarray | None = None,
+        thumb: np.ndarray,
     ) -> tuple[list[CardSighting], list[Box]]:
         """The zone's cards, and the card-sized blobs on it that none of them explains."""
         rect = self.rects[name]
@@ -297,15 +299,13 @@ class ZoneReader:
             cards = []
             centres = []  # every card found in the view, in view pixels, whichever zone
             for card in one_joker_each(group_cards(detections), self.px_per_cm):
-                xs = [(b[0] + b[2]) / 2 for b in card.boxes]
-                ys = [(b[1] + b[3]) / 2 for b in card.boxes]
-                centres.append((sum(xs) / len(xs), sum(ys) / len(ys)))
-                k = self.px_per_cm * len(card.boxes)
-                centre = (rect[0] + sum(xs) / k, rect[1] + sum(ys) / k)
-                if (self.zones.seat_of(centre) or "") == name:
+                x, y = card.centre
+                centres.append((x, y))
+                centre_cm = (rect[0] + x / self.px_per_cm, rect[1] + y / self.px_per_cm)
+                if (self.zones.seat_of(centre_cm) or "") == name:
                     cards.append(card)
         empty = self._memo[name].empty_thumb
-        if thumb is None or empty is None:
+        if empty is None:
             return cards, []
         unexplained = self._unexplained(thumb, empty, centres, name)
         if unexplained and self.whole_card_reader is not None:
