@@ -68,7 +68,7 @@ from device.source import Frame
 from engine.audit import AuditReport
 from vision.calibration import CalibrationError, calibrate, check_drift, to_image, top_down_view
 from vision.crops import ReadingSource
-from vision.events import Event, EventLog, PlayEvent, RecognitionConflictEvent, TrickClearedEvent
+from vision.events import Event, EventLog, PlayEvent, RecognitionConflictEvent
 from vision.game_feed import GameFeed
 from vision.grouping import BoxLike, CardSighting, group_cards
 from vision.motion import OCCLUDED_FRACTION, MotionGate, MotionState
@@ -510,15 +510,11 @@ class TablePipeline:
 
     # ----- events -----------------------------------------------------------------------
     def _take(self, events: Sequence[Event]) -> list[PipelineEvent]:
-        """Hold plays for reordering; a non-play event first releases every held play."""
-
-        def key(e: Event) -> tuple[int, float]:
-            if isinstance(e, PlayEvent):
-                return 0, e.t_landed
-            return (1 if isinstance(e, TrickClearedEvent) else 0), (e.t or 0.0)
-
+        """Hold plays for reordering (released in landing order); a non-play event first
+        releases every held play. Events come in the tracker's order: a trick it clears
+        before a new lead is cleared before that lead is taken."""
         out: list[PipelineEvent] = []
-        for event in sorted(events, key=key):
+        for event in events:
             if isinstance(event, PlayEvent):
                 self._pending.append(event)
             else:

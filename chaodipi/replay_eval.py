@@ -21,7 +21,8 @@ burying time is never on camera, and the planted hand has the declarer play noth
 trick, which the camera sees only as an incomplete trick.
 
 Times: the footage would be as long as the hand (10+ minutes). :func:`compress_times` divides
-every gap between plays by ``--speedup`` *except* gaps over the play time limit, which are kept,
+every gap between plays by ``--speedup`` (never below one second, :data:`MIN_GAP_S`: a hand
+reaches in, lays its cards and goes back) *except* gaps over the play time limit, which are kept,
 so the compressed record audits exactly as the original (an overtime stays an overtime, no new
 one appears) and is rendered at ``time_scale=1``; the rendered ``record.json`` is the compressed
 record and the score's camera truth is on the footage's clock.
@@ -64,14 +65,24 @@ class EvalError(ValueError):
     """The evaluation cannot run with these options; the message is one line."""
 
 
+MIN_GAP_S = 1.0
+"""A compressed gap between two plays is never under a second (unless it was shorter): each
+play is a hand reaching in, laying its cards and going back, and plays a quarter of a second
+apart are no table's. It also keeps every planted out-of-turn play clear of
+:data:`vision.game_feed.SAME_MOMENT_S`, inside which the feed takes plays in turn order."""
+
+
 def _gap(g: float, limit: float | None, speedup: float) -> float:
-    return g if limit is not None and g > limit else g / speedup
+    if limit is not None and g > limit:
+        return g
+    return max(g / speedup, min(g, MIN_GAP_S))
 
 
 def compress_times(record: Mapping[str, Any], speedup: float) -> dict[str, Any]:
     """A copy of ``record`` with every gap (kitty taken → buried, buried → first play, play →
-    play) divided by ``speedup``, except gaps over their time limit, which are kept: the copy
-    audits like the original. Plays without a time are left alone."""
+    play) divided by ``speedup`` but not below :data:`MIN_GAP_S`, except gaps over their time
+    limit, which are kept: the copy audits like the original. Plays without a time are left
+    alone."""
     from engine.profiles import get_profile
 
     if not speedup >= 1:

@@ -17,7 +17,7 @@ import pytest
 
 from chaodipi.cli import main
 from chaodipi.pipeline import PipelineError, TablePipeline
-from chaodipi.replay_eval import compress_times
+from chaodipi.replay_eval import MIN_GAP_S, compress_times
 from chaodipi.replay_score import score_events
 from device.source import Frame
 from tests.builders import top_down_config
@@ -154,7 +154,7 @@ def test_score_events_counts_plays_times_and_infractions_exactly() -> None:
         {**CLEARED, "t": 5.5},
         _play("N", "10S", 6.4),
         _play("E", "9S", 7.0),
-        _play("W", "7S", 7.5),  # lands before S: out of turn in the recovered record
+        _play("W", "7S", 7.3),  # lands clearly before S: out of turn in the recovered record
         _play("S", "6S", 8.0),  # misread: 6S for 8S
         {"type": "recognition_conflict", "kind": "count_mismatch", "seat": "S", "cards": []},
     ]
@@ -163,12 +163,12 @@ def test_score_events_counts_plays_times_and_infractions_exactly() -> None:
     score = score_events(predicted, truth, record, injected=injected)
     assert (score.plays_exact, score.plays_total) == (7, 8)
     assert score.extra_plays == []
-    assert sorted(round(e, 6) for e in score.errors_s) == [0.0, 0.0, 0.1, 0.2, 0.3, 0.4, 1.5]
+    assert sorted(round(e, 6) for e in score.errors_s) == [0.0, 0.0, 0.1, 0.2, 0.3, 0.4, 1.7]
     j = score.to_json()
     assert j["plays"]["wrong"] == [{"trick": 2, "seat": "S", "true": ["8S"], "recovered": ["6S"]}]
     assert j["landing_error_s"]["median"] == pytest.approx(0.2)
-    assert j["landing_error_s"]["p90"] == pytest.approx(0.84)
-    assert j["landing_error_s"]["max"] == pytest.approx(1.5)
+    assert j["landing_error_s"]["p90"] == pytest.approx(0.92)
+    assert j["landing_error_s"]["max"] == pytest.approx(1.7)
     assert score.camera_truth == []
     assert score.false_infractions == [("out_of_turn", "W", 2)]
     assert score.injected_found == [("out_of_turn", "W", 2)]
@@ -185,11 +185,13 @@ def test_compress_times_keeps_overtime_and_divides_the_rest() -> None:
         "kitty_taken_t": 10.0,
         "kitty_buried_t": 30.0,
         "tricks": [{"plays": [{"seat": "N", "cards": ["AS"], "t": 38.0}]}] * 1
-        + [{"plays": [{"seat": "E", "cards": ["KS"], "t": 58.0}]}],
+        + [{"plays": [{"seat": "E", "cards": ["KS"], "t": 58.0}]}]
+        + [{"plays": [{"seat": "S", "cards": ["QS"], "t": 60.0}]}],
     }
     out = compress_times(record, 4.0)
     assert out["kitty_buried_t"] == 15.0  # 20 s of burying (limit 60) → 5 s
-    assert [t["plays"][0]["t"] for t in out["tricks"]] == [17.0, 37.0]  # 8 → 2; 20 (> 15) kept
+    # 8 → 2; 20 (> 15) kept; 2 → 1, not 0.5: plays are never under MIN_GAP_S apart
+    assert [t["plays"][0]["t"] for t in out["tricks"]] == [17.0, 37.0, 37.0 + MIN_GAP_S]
     assert record["kitty_buried_t"] == 30.0  # the input is untouched
 
 

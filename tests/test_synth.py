@@ -12,7 +12,7 @@ pytest.importorskip("matplotlib")
 
 from vision.classes import CLASS_NAMES
 from vision.faces import designs, make_face, random_style, render_procedural
-from vision.synth import render_scene, synthesize
+from vision.synth import render_scene, synthesize, with_jokers
 
 IMGSZ = 160
 
@@ -107,3 +107,25 @@ def test_small_card_share_draws_scenes_at_the_table_camera_scale() -> None:
     assert small and large
     assert max(small) < 0.2 * 160  # an index of a card at most a quarter of the side
     assert np.median(small) < np.median(large)
+
+
+def test_joker_share_mixes_jokers_into_fans_and_zero_changes_no_scene() -> None:
+    rng = np.random.default_rng(0)
+    for k in (1, 2, 3, 6):
+        cards = [f"{r}S" for r in ("2", "3", "4", "5", "6", "7")[:k]]
+        mixed = with_jokers(rng, cards)
+        changed = [a != b for a, b in zip(cards, mixed, strict=True)]
+        assert 1 <= sum(changed) <= (1 if k < 3 else 2)
+        assert all(c in ("BJ", "SJ") for c, ch in zip(mixed, changed, strict=True) if ch)
+
+    def joker_labels(share: float) -> int:
+        jokers = 0
+        for i in range(4):
+            _, boxes = render_scene(np.random.default_rng(i), ["procedural"], IMGSZ, 0, 0.1, share)
+            jokers += sum(CLASS_NAMES[c] in ("BJ", "SJ") for c, *_ in boxes)
+        return jokers
+
+    assert joker_labels(1.0) > joker_labels(0.0)
+    a, _ = render_scene(np.random.default_rng(5), ["procedural"], IMGSZ, 0)
+    b, _ = render_scene(np.random.default_rng(5), ["procedural"], IMGSZ, 0, joker_share=0.0)
+    assert (a == b).all()

@@ -23,7 +23,7 @@ from vision.events import (
     load_events,
     read_events,
 )
-from vision.game_feed import GameFeed
+from vision.game_feed import SAME_MOMENT_S, GameFeed
 from vision.motion import STILL, MotionGate, MotionState
 from vision.tracking import PlayTracker, multiset
 
@@ -155,6 +155,26 @@ def test_trick_collected_gives_trick_cleared_and_next_trick_plays() -> None:
     assert len(table.plays()) == 5
 
 
+def test_a_lead_landing_before_its_zone_was_seen_empty_after_the_sweep_starts_the_next_trick() -> (
+    None
+):
+    """The winner sweeps the trick (its hand covers its own zone all the while) and leads at
+    once: its zone goes from its old play to its new lead without a still empty frame."""
+    table = Table()
+    play_trick(table, TRICK)
+    covered = MotionState(moving=False, fraction=0.01, occluded_zones=frozenset({"S"}))
+    table.run({"S": ["AS"]}, 10, covered)  # the other three zones swept, S's still covered
+    table.run({}, 1)  # S's zone seen empty once: too short to count as the sweep
+    t_lead = table.t
+    table.run({"S": ["2H"]}, 10)  # S's old play gone, its new lead there
+    assert [type(e).__name__ for e in table.events[-2:]] == ["TrickClearedEvent", "PlayEvent"]
+    lead = table.plays()[-1]
+    assert (lead.seat, lead.cards, lead.t_landed) == ("S", ("2H",), t_lead)
+    play_trick(table, [("W", ["3H"])])
+    assert table.plays()[-1].cards == ("3H",)
+    assert not any(isinstance(e, RecognitionConflictEvent) for e in table.events)
+
+
 def test_added_and_changed_cards() -> None:
     table = Table()
     play_trick(table, [("S", ["AS"])])
@@ -276,6 +296,23 @@ def test_game_feed_a_late_card_before_the_sweep_joins_its_seats_play_and_reads_j
     assert len(record["tricks"]) == 2 and record["kitty"][0] == "3C"
     assert "KD" in next(p for p in record["tricks"][0]["plays"] if p["seat"] == "S")["cards"]
     assert record["tricks"][1]["plays"][0]["cards"] == ["3D"]
+
+
+def test_game_feed_takes_plays_landing_at_the_same_moment_in_turn_order() -> None:
+    """Two landings within SAME_MOMENT_S are in turn order whatever the camera dated first;
+    one clearly before its turn is out of turn."""
+    feed = GameFeed(declarer="S", trump="H")  # XX: clockwise, S leads W N E
+    feed.apply(PlayEvent("W", ("3S",), 10.0, 10.5))
+    feed.apply(PlayEvent("S", ("AS",), 10.0 + SAME_MOMENT_S, 10.9))
+    feed.apply(PlayEvent("E", ("5S",), 12.0, 12.5))
+    feed.apply(PlayEvent("N", ("4S",), 12.3, 12.8))
+    assert [p["seat"] for p in feed.record["tricks"][0]["plays"]] == ["S", "W", "N", "E"]
+    assert feed.audit().infractions == []
+
+    late = GameFeed(declarer="S", trump="H")
+    late.apply(PlayEvent("W", ("3S",), 10.0, 10.5))
+    late.apply(PlayEvent("S", ("AS",), 10.0 + SAME_MOMENT_S + 0.1, 11.1))
+    assert [(i.kind, i.seat) for i in late.audit().infractions] == [("out_of_turn", "W")]
 
 
 # ----- motion gate -----------------------------------------------------------------------

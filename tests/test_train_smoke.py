@@ -69,3 +69,33 @@ def test_classifiers_averaged_into_one_onnx_read_as_the_mean_of_their_outputs(
     assert session.get_modelmeta().custom_metadata_map["names"] == "{0: 'AS'}"
     with pytest.raises(ValueError, match="two or more"):
         average_onnx([tmp_path / "a.onnx"], tmp_path / "one.onnx")
+
+
+def test_an_averaged_classifier_can_read_the_crop_turned_half_way_round(tmp_path: Path) -> None:
+    onnx = pytest.importorskip("onnx")
+    import numpy as np
+    import onnxruntime as ort
+    from onnx import TensorProto, helper
+
+    from vision.train import average_onnx
+
+    def identity(path: Path) -> Path:
+        """A stand-in classifier whose "probabilities" are its NCHW input."""
+        shape = ["batch", 1, 2, 3]
+        graph = helper.make_graph(
+            [helper.make_node("Identity", ["images"], ["output0"])],
+            "identity",
+            [helper.make_tensor_value_info("images", TensorProto.FLOAT, shape)],
+            [helper.make_tensor_value_info("output0", TensorProto.FLOAT, shape)],
+        )
+        onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
+        return path
+
+    a, b = identity(tmp_path / "a.onnx"), identity(tmp_path / "b.onnx")
+    merged = average_onnx([a, b], tmp_path / "mean.onnx", half_turned=[False, True])
+    session = ort.InferenceSession(str(merged), providers=["CPUExecutionProvider"])
+    x = np.arange(6, dtype=np.float32).reshape(1, 1, 2, 3)
+    turned = x[:, :, ::-1, ::-1]
+    np.testing.assert_allclose(session.run(None, {"images": x})[0], (x + turned) / 2)
+    with pytest.raises(ValueError, match="names 1 models"):
+        average_onnx([a, b], tmp_path / "bad.onnx", half_turned=[True])

@@ -146,6 +146,13 @@ def add_synth_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser
         metavar="SHARE",
         help="share of scenes at the table camera's card scale (default 0.1)",
     )
+    p.add_argument(
+        "--jokers",
+        type=float,
+        default=0.0,
+        metavar="SHARE",
+        help="share of card groups with jokers mixed in, often under other cards (default 0)",
+    )
     p.set_defaults(func=run_synth)
     return p
 
@@ -163,6 +170,7 @@ def run_synth(args: argparse.Namespace) -> int:
         imgsz=args.imgsz,
         split=args.split,
         small_share=args.small_cards,
+        joker_share=args.jokers,
     )
     print(f"wrote {args.n} images to {args.out / 'images' / args.split}")
     return 0
@@ -190,6 +198,13 @@ def add_crops_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser
         default=1,
         help="printed-text 'none' crops per scene (words, letter stacks, lone ranks; default 1)",
     )
+    p.add_argument(
+        "--jokers",
+        type=float,
+        default=0.0,
+        metavar="SHARE",
+        help="share of card groups with jokers mixed in, often under other cards (default 0)",
+    )
     p.set_defaults(func=run_crops)
     return p
 
@@ -209,6 +224,7 @@ def run_crops(args: argparse.Namespace) -> int:
         args.split,
         workers=args.workers,
         text_negatives=args.text_negatives,
+        joker_share=args.jokers,
     )
     print(f"wrote {n} crops from {args.scenes} scenes to {args.out / args.split}")
     return 0

@@ -13,7 +13,9 @@ Before a play is accepted it is checked against the game; a contradiction become
 with a third copy, and a trick collected with fewer than four plays — ``incomplete_trick`` — too)
 and the play is still recorded as seen: the referee decides, the engine flags the infraction. A
 seat's second play in one trick is merged into its first, the only way the record stays one play
-per seat per trick.
+per seat per trick. Plays join their trick in landing order, except that two landing within
+:data:`SAME_MOMENT_S` of each other are taken in turn order (the camera's dates cannot order
+them; a referee would not call an out-of-turn play on it).
 """
 
 from __future__ import annotations
@@ -36,6 +38,12 @@ from vision.events import (
 )
 
 Emit = Callable[[RecognitionConflictEvent], Any]
+
+SAME_MOMENT_S = 0.5
+"""Two plays of a trick that landed at most this far apart are recorded in turn order, not in
+landing order: a landing is dated to the decision frame that first sees the cards (4 a second,
+and not while a hand covers the zone), so each date is good to a few tenths of a second. An out
+of turn play is flagged when it landed clearly before the seat whose turn it was."""
 
 
 class GameFeed:
@@ -185,8 +193,31 @@ class GameFeed:
                     ev.t_landed,
                 )
             )
-        plays.append({"seat": ev.seat, "cards": list(ev.cards), "t": ev.t_landed})
+        play = {"seat": ev.seat, "cards": list(ev.cards), "t": ev.t_landed}
+        plays.insert(self._turn_position(plays, ev), play)
         return found
+
+    def _turn_position(self, plays: list[dict[str, Any]], ev: PlayEvent) -> int:
+        """Where a play joins its trick: after the plays that landed before it, except those
+        that landed within :data:`SAME_MOMENT_S` of it and whose turn came after its seat's:
+        the camera cannot tell which of two such plays touched the table first."""
+        pos = len(plays)
+
+        def near(play: Mapping[str, Any]) -> bool:
+            t = play.get("t")
+            return t is not None and ev.t_landed - float(t) <= SAME_MOMENT_S
+
+        if not plays or not near(plays[-1]):
+            return pos
+        report = self.audit()
+        order = report.profile.seats_in_play_order(report.tricks[-1].leader)
+        while (
+            pos
+            and near(plays[pos - 1])
+            and order.index(ev.seat) < order.index(plays[pos - 1]["seat"])
+        ):
+            pos -= 1
+        return pos
 
     def _clear(self, ev: TrickClearedEvent) -> list[RecognitionConflictEvent]:
         if not self._open:

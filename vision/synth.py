@@ -16,7 +16,9 @@ or coin, or outside the image, all computed with a z-ordered id map after the ca
 perspective warp). Boxes under :data:`MIN_BOX_PX` pixels are dropped. Jokers: Chinese jokers
 carry a vertical "JOKER" in the corners, labelled like an index as BJ / SJ; a design whose
 joker has no corner index (adrian_kennard) is labelled with the whole visible face instead
-(kept when at least :data:`MIN_VISIBLE_FACE` of it shows). The runtime later groups the corner
+(kept when at least :data:`MIN_VISIBLE_FACE`, 20 %, of it shows: under the next card of a fan a
+joker shows a strip a fifth of its width, which a referee still reads; sets made before the
+seventh session used 30 %). The runtime later groups the corner
 boxes of one identity into physical cards (two decks: every card exists twice).
 
 Scenes are square ``imgsz`` images rendered at twice that size and area-downscaled. Each image
@@ -28,7 +30,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import cv2
@@ -49,7 +51,7 @@ from vision.faces import (
 )
 
 MIN_VISIBLE = 0.6
-MIN_VISIBLE_FACE = 0.3
+MIN_VISIBLE_FACE = 0.2
 MIN_BOX_PX = 4.0
 N_STYLES = 48
 """Procedural deck styles per dataset (faces are cached per style and identity)."""
@@ -57,6 +59,10 @@ PRINTED_MATTER_P = 0.3
 """Share of scenes with a score sheet or newspaper on the table."""
 SMALL_SHARE = 0.1
 """Share of scenes drawn at the table camera's card scale (see :func:`render_scene`)."""
+JOKER_SHARE = 0.0
+"""Share of card groups with one or two jokers mixed in anywhere (see :func:`with_jokers`).
+0 (the default) draws no extra random numbers, so older recipes make the same scenes."""
+JOKERS = ("BJ", "SJ")
 
 RANKS = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
 SUITS = ("S", "H", "D", "C")
@@ -73,10 +79,15 @@ def _style(seed: int, k: int) -> ProceduralStyle:
 
 
 @functools.lru_cache(maxsize=1024)
-def _face(design: str, seed: int, style: int, identity: str) -> CardFace:
+def _face(
+    design: str, seed: int, style: int, identity: str, picture_joker: bool = False
+) -> CardFace:
     if design == PROCEDURAL:
+        drawn = _style(seed, style)
+        if picture_joker and identity in JOKERS:
+            drawn = replace(drawn, joker_index=False)
         return render_procedural(
-            _style(seed, style),
+            drawn,
             identity,
             FACE_H,
             seed=(seed * 1000 + style) * 100 + CLASS_ID[identity],
@@ -202,6 +213,18 @@ def _identities(rng: np.random.Generator, k: int) -> list[str]:
     if kind == "hand":
         cards.sort(key=lambda c: (c[-1], CLASS_ID[c]))
     return cards
+
+
+def with_jokers(rng: np.random.Generator, cards: Sequence[str]) -> list[str]:
+    """``cards`` with one or two of them (never more than half of a group of 3+) turned into
+    jokers, often the same one twice: a joker anywhere in a fan, also under other cards, the
+    way a player lays BJ + a trump, or a joker pair, on the table."""
+    out = list(cards)
+    m = 1 if len(out) < 3 or rng.random() < 0.5 else 2
+    joker = str(rng.choice(JOKERS))
+    for slot in sorted(int(i) for i in rng.choice(len(out), size=m, replace=False)):
+        out[slot] = joker if rng.random() < 0.5 else str(rng.choice(JOKERS))
+    return out
 
 
 def card_affine(w: float, h: float, cx: float, cy: float, angle: float, scale: float) -> np.ndarray:
@@ -505,12 +528,15 @@ def render_scene(
     imgsz: int = 320,
     seed: int = 0,
     small_share: float = SMALL_SHARE,
+    joker_share: float = JOKER_SHARE,
 ) -> tuple[np.ndarray, list[tuple[int, float, float, float, float]]]:
     """One scene: an ``imgsz`` RGB uint8 image and its boxes ``(cls, x0, y0, x1, y1)`` in px.
 
     Card heights are 15–25 % of the side in ``small_share`` of the scenes (the table camera's
     scale: a card is ≈ 56 px tall in the localiser's 512 px view of the 800 px decision frame,
     ≈ 18 % of 320), 25–60 % in two thirds of the rest and 60–110 % (close-ups) in the others.
+    ``joker_share`` of the card groups get jokers mixed in (:func:`with_jokers`), half of them
+    picture jokers (no corner index, labelled whole) in the procedural design.
     """
     size = imgsz * 2
     canvas = background(rng, size)
@@ -540,7 +566,10 @@ def render_scene(
         if frac > 0.6:
             k = min(k, 4)
         ids = _identities(rng, k)
-        faces: list[CardFace | None] = [_face(design, seed, style, c) for c in ids]
+        picture = False
+        if joker_share and rng.random() < joker_share:
+            ids, picture = with_jokers(rng, ids), bool(rng.random() < 0.5)
+        faces: list[CardFace | None] = [_face(design, seed, style, c, picture) for c in ids]
         if rng.random() < 0.15:  # face-down cards in the group
             for _ in range(int(rng.integers(1, 4))):
                 faces.insert(int(rng.integers(len(faces) + 1)), None)
@@ -653,11 +682,14 @@ def synthesize(
     imgsz: int = 320,
     split: str = "train",
     small_share: float = SMALL_SHARE,
+    joker_share: float = JOKER_SHARE,
 ) -> None:
     """Write ``n`` synthetic scenes as ``out/images/<split>/NNNNNN.jpg`` + YOLO labels
-    (``small_share``: see :func:`render_scene`)."""
+    (``small_share``, ``joker_share``: see :func:`render_scene`)."""
     if not 0.0 <= small_share <= 1.0:
         raise ValueError(f"small-card share {small_share} must lie in 0…1")
+    if not 0.0 <= joker_share <= 1.0:
+        raise ValueError(f"joker share {joker_share} must lie in 0…1")
     known = set(ART_DIRS) | {PROCEDURAL}
     bad = [d for d in designs if d not in known]
     if bad or not designs:
@@ -668,7 +700,7 @@ def synthesize(
     lbl_dir.mkdir(parents=True, exist_ok=True)
     for i in _progress(n, f"synth {split}"):
         rng = np.random.default_rng(seed * 1_000_003 + i)
-        img, boxes = render_scene(rng, designs, imgsz, seed, small_share)
+        img, boxes = render_scene(rng, designs, imgsz, seed, small_share, joker_share)
         quality = int(rng.integers(40, 96))
         bgr = cv2.cvtColor(img, cv2.COLOR_RGB2BGR)
         cv2.imwrite(str(img_dir / f"{i:06d}.jpg"), bgr, [cv2.IMWRITE_JPEG_QUALITY, quality])

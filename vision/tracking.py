@@ -12,7 +12,10 @@ are skipped for acceptance (they neither count nor break a run) but may date a l
 * more cards added to a seat's play → a ``play`` of the added cards (the game feed flags the seat
   playing twice); different cards in place of a play → ``recognition_conflict`` ``cards_changed``;
   cards disappearing and reappearing (a hand over them) → nothing;
-* all four seat zones empty after plays → ``trick_cleared``;
+* all four seat zones empty after plays → ``trick_cleared``; also when, once all four seats
+  have played and three zones are empty, the fourth shows other cards than its play (the sweep
+  took its play and that seat led again before its zone was seen empty) → ``trick_cleared``
+  then the new cards as a ``play`` (otherwise a change of a play's cards is a conflict);
 * the kitty zone showing ``kitty_size`` (8) cards → ``kitty`` (again only if they differ).
 
 A one-frame dropout or a one-frame false card restarts a run and so never creates, drops or
@@ -71,6 +74,7 @@ class _Zone:
     cand: Cards | None = None
     cand_count: int = 0
     cand_first: float = 0.0
+    cand_ref: str = ""
     same_count: int = 0
 
 
@@ -132,8 +136,9 @@ class PlayTracker:
 
     def _step(
         self, zone: _Zone, seen: Cards, t: float, ref: str, blocked: bool
-    ) -> tuple[Cards, tuple[float, str]] | None:
-        """Advance one zone; returns (the accepted multiset, its landing) on acceptance."""
+    ) -> tuple[Cards, tuple[float, str], tuple[float, str]] | None:
+        """Advance one zone; on acceptance returns the accepted multiset, its landing (the first
+        frame that differed from the stable state) and the first frame of its accepting run."""
         if seen != zone.stable and zone.landed is None and (not blocked or _sub(seen, zone.stable)):
             zone.landed = (t, ref)
         if blocked:
@@ -148,23 +153,30 @@ class PlayTracker:
         if seen == zone.cand:
             zone.cand_count += 1
         else:
-            zone.cand, zone.cand_count, zone.cand_first = seen, 1, t
+            zone.cand, zone.cand_count, zone.cand_first, zone.cand_ref = seen, 1, t, ref
         if zone.cand_count >= self.min_frames and t - zone.cand_first >= self.settle_s - 1e-9:
-            landed = zone.landed or (zone.cand_first, ref)
+            run = (zone.cand_first, zone.cand_ref)
+            landed = zone.landed or run
             zone.stable = seen
             zone.cand, zone.cand_count, zone.same_count, zone.landed = None, 0, 0, None
-            return seen, landed
+            return seen, landed, run
         return None
+
+    def _swept_but(self, name: str) -> bool:
+        """Whether every seat has played this trick and every zone but ``name``'s is empty."""
+        return all(self._zones[s].played for s in self.seats) and not any(
+            self._zones[s].stable for s in self.seats if s != name
+        )
 
     def _accept(
         self,
         name: str,
         zone: _Zone,
-        accepted: tuple[Cards, tuple[float, str]],
+        accepted: tuple[Cards, tuple[float, str], tuple[float, str]],
         t: float,
         ref: str,
     ) -> list[Event]:
-        cards, (t_landed, ref_landed) = accepted
+        cards, (t_landed, ref_landed), (t_run, ref_run) = accepted
         if name == self.kitty_zone:
             if len(cards) == self.kitty_size and cards != self._kitty_shown:
                 self._kitty_shown = cards
@@ -176,6 +188,17 @@ class PlayTracker:
         added, removed = _sub(cards, before), _sub(before, cards)
         if not added:
             return []  # the play (or part of it) seen again after a hand covered it
+        if removed and self._swept_but(name):
+            # The winner's hand swept the trick and this seat led again before its zone was
+            # seen empty (the sweeping hand covered it): the trick ends, the new cards lead.
+            # They landed when first seen: the zone differed from the old play since the sweep.
+            for seat in self.seats:
+                self._zones[seat].played = ()
+            zone.played, self._trick_plays = cards, 1
+            return [
+                TrickClearedEvent(t_landed, ref_landed),
+                PlayEvent(name, cards, t_run, t, ref_run, ref),
+            ]
         zone.played = _union(before, cards)
         self._trick_plays += 1
         if removed:
