@@ -145,6 +145,21 @@ def test_a_lone_card_no_index_explains_is_read_whole_and_kept_only_as_a_joker() 
     assert seen(zr.read(picture_card(table(), *S_PLAY), CALIBRATION, 0.5).cards) == {}
 
 
+def test_a_joker_read_whole_and_the_part_of_it_the_localiser_boxed_are_one_joker() -> None:
+    """The part lies just off the card's blob (its centre outside it), so the blob is read
+    whole as well: one joker, not two."""
+    joker = WholeCardReads(("SJ", 0.99))
+    det, _ = square_detector(native=True, names_by_side={10: "SJ"})
+    zr = ZoneReader(det, ZONES, max_reads=5, whole_card_reader=joker)
+    settled(zr)
+    image = table()
+    image[269:291, 166:196] = 200  # a 7.5 × 5.5 cm picture joker lying across S's play area
+    image[278:282, 160:164] = 255  # 0.5 cm to its left: a 1 cm part of it, boxed "SJ"
+    reads = zr.read(image, CALIBRATION, 0.5)
+    assert joker.boxes  # the blob was read whole
+    assert seen(reads.cards) == {"S": ["SJ"]}
+
+
 def test_a_card_the_localiser_read_is_not_read_whole_again() -> None:
     joker = WholeCardReads(("BJ", 0.99))
     zr, _ = reader(whole=joker)

@@ -37,7 +37,9 @@ the zone's last confirmed *empty* thumbnail: a blob there *brighter* than it (ca
 shadow) of one card's size (its box ``CARD_AREA_CM2`` × 0.5–2.2) that holds no card the read
 found is read whole by the classifier and kept as a joker when it reads ``BJ``/``SJ`` at
 ``JOKER_READ_CONF`` or more (any other read is dropped: it is a card the localiser missed, better
-unseen than guessed). On a cloth as light as the cards nothing is brighter: no such help there.
+unseen than guessed); a joker read whole and a part of it the localiser boxed (a line-art
+joker's edge may lie off the paper's blob) are one joker (:func:`one_joker_each`). On a cloth as
+light as the cards nothing is brighter: no such help there.
 
 A zone that changed without the reader seeing it change cannot keep a stale read for long:
 every read's thumbnail is compared with the current one, so slow drift (light) accumulates
@@ -311,11 +313,14 @@ class ZoneReader:
         if unexplained and self.whole_card_reader is not None:
             with timer("detect"):
                 reads = self.whole_card_reader.classify(view, unexplained, source=source)
-            cards += [
+            whole = [
                 CardSighting(identity, [box], prob)
                 for box, (identity, prob) in zip(unexplained, reads, strict=True)
                 if identity in JOKERS and prob >= JOKER_READ_CONF
             ]
+            # A joker the localiser boxed only in part, its part off the paper's blob (a
+            # line-art joker's edge is no brighter than the cloth), is that same joker.
+            cards = one_joker_each([*cards, *whole], self.px_per_cm)
         return cards, unexplained
 
     def _unexplained(
