@@ -124,6 +124,17 @@ def run_train_classifier(args: argparse.Namespace) -> int:
     return _report(train_classifier(args.data, **_run_settings(args)))
 
 
+def _add_jokers_argument(p: argparse.ArgumentParser) -> None:
+    """``--jokers SHARE`` (``synth`` and ``crops``: :func:`vision.synth.render_scene`)."""
+    p.add_argument(
+        "--jokers",
+        type=float,
+        default=0.0,
+        metavar="SHARE",
+        help="share of card groups with jokers mixed in, often under other cards (default 0)",
+    )
+
+
 def add_synth_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:  # type: ignore[type-arg]
     """Add ``synth``: write synthetic training scenes in ultralytics YOLO format."""
     p: argparse.ArgumentParser = sub.add_parser(
@@ -146,13 +157,7 @@ def add_synth_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser
         metavar="SHARE",
         help="share of scenes at the table camera's card scale (default 0.1)",
     )
-    p.add_argument(
-        "--jokers",
-        type=float,
-        default=0.0,
-        metavar="SHARE",
-        help="share of card groups with jokers mixed in, often under other cards (default 0)",
-    )
+    _add_jokers_argument(p)
     p.set_defaults(func=run_synth)
     return p
 
@@ -198,13 +203,7 @@ def add_crops_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser
         default=1,
         help="printed-text 'none' crops per scene (words, letter stacks, lone ranks; default 1)",
     )
-    p.add_argument(
-        "--jokers",
-        type=float,
-        default=0.0,
-        metavar="SHARE",
-        help="share of card groups with jokers mixed in, often under other cards (default 0)",
-    )
+    _add_jokers_argument(p)
     p.set_defaults(func=run_crops)
     return p
 
