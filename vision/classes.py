@@ -9,5 +9,6 @@ from __future__ import annotations
 
 from engine.cards import RANKS, SUITS
 
-CLASS_NAMES: tuple[str, ...] = (*(r + s for r in RANKS for s in SUITS), "BJ", "SJ")
+JOKERS: tuple[str, str] = ("BJ", "SJ")  # big (red) and small (black) joker
+CLASS_NAMES: tuple[str, ...] = (*(r + s for r in RANKS for s in SUITS), *JOKERS)
 CLASS_ID: dict[str, int] = {name: i for i, name in enumerate(CLASS_NAMES)}

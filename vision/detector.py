@@ -25,7 +25,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.classes import CLASS_NAMES
+from vision.classes import CLASS_NAMES, JOKERS
 from vision.crops import ReadingSource
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -678,7 +678,7 @@ class CardDetector:
             for i, (name, prob) in enumerate(reads)
             if name in index  # "none" is not among the names
             and prob >= self.conf
-            and (not maybe_joker[i] or (name in ("BJ", "SJ") and prob >= joker_conf))
+            and (not maybe_joker[i] or (name in JOKERS and prob >= joker_conf))
         ]
         scores = np.array([reads[i][1] for i in keep], dtype=np.float32)
         classes = np.array([index[reads[i][0]] for i in keep], dtype=np.intp)

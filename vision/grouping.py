@@ -34,7 +34,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from vision.classes import CLASS_ID
+from vision.classes import CLASS_ID, JOKERS
 
 Box = tuple[float, float, float, float]
 
@@ -47,7 +47,6 @@ PART_INSIDE = 0.5  # a box this much inside one of twice its area or more is a p
 FACE_SLOPE = 0.85  # a whole card's face: off its corner-to-corner line ≤ this × the nearer end
 FACE_SPAN = (0.2, 0.8)  # … along the middle of that line only
 MAX_COPIES = 2  # two decks
-JOKERS = ("BJ", "SJ")
 
 
 class BoxLike(Protocol):
@@ -275,7 +274,7 @@ def _one_part_apart(a: str, b: str) -> bool:
     """Whether two identities differ in the rank or in the suit only (2S/2C, 10D/6D, BJ/SJ)."""
     if {a, b} == {"BJ", "SJ"}:
         return True
-    if a in ("BJ", "SJ") or b in ("BJ", "SJ") or a == b:
+    if a in JOKERS or b in JOKERS or a == b:
         return False
     return a[:-1] == b[:-1] or a[-1] == b[-1]
 

@@ -36,7 +36,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.classes import CLASS_ID, CLASS_NAMES
+from vision.classes import CLASS_ID, CLASS_NAMES, JOKERS
 from vision.faces import (
     ART_DIRS,
     FACE_H,
@@ -62,7 +62,6 @@ SMALL_SHARE = 0.1
 JOKER_SHARE = 0.0
 """Share of card groups with one or two jokers mixed in anywhere (see :func:`with_jokers`).
 0 (the default) draws no extra random numbers, so older recipes make the same scenes."""
-JOKERS = ("BJ", "SJ")
 
 RANKS = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
 SUITS = ("S", "H", "D", "C")

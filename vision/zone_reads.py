@@ -59,6 +59,7 @@ import numpy as np
 
 from chaodipi.config import Calibration
 from vision.calibration import top_down_view
+from vision.classes import JOKERS
 from vision.crops import ReadingSource
 from vision.grouping import BoxLike, CardSighting, group_cards
 from vision.zones import CENTRE, READING_MARGIN_CM, SEATS, Zones
@@ -71,7 +72,6 @@ MIN_CHANGED_CM2 = 1.0  # a fanned card's new strip is ≥ 1.3 × 8 cm
 MAX_READS = 2  # one is too few: the sweep and the next lead outran it (replay-eval 98.6 → 20.9 %)
 CARD_AREA_CM2 = 6.3 * 8.8
 JOKER_READ_CONF = 0.9
-JOKERS = ("BJ", "SJ")
 JOKER_SPAN_CM = (7.0, 9.6)  # one card's box, short and long side, with a little slack
 
 Rect = tuple[float, float, float, float]  # x0, y0, x1, y1 in table cm
