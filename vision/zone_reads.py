@@ -287,9 +287,8 @@ class ZoneReader:
         thumb: np.ndarray,
     ) -> tuple[list[CardSighting], list[Box]]:
         """The zone's cards, and the card-sized blobs on it that none of them explains."""
-        rect = self.rects[name]
         with timer("warp"):
-            to_view, size = top_down_view(calibration, self.px_per_cm, rect)
+            to_view, size = top_down_view(calibration, self.px_per_cm, self.rects[name])
             view = cv2.warpPerspective(image_bgr, to_view, size, flags=cv2.INTER_LINEAR)
         with timer("detect"):
             source = ReadingSource(image_bgr, np.linalg.inv(to_view))
@@ -301,10 +300,8 @@ class ZoneReader:
             cards = []
             centres = []  # every card found in the view, in view pixels, whichever zone
             for card in one_joker_each(group_cards(detections), self.px_per_cm):
-                x, y = card.centre
-                centres.append((x, y))
-                centre_cm = (rect[0] + x / self.px_per_cm, rect[1] + y / self.px_per_cm)
-                if (self.zones.seat_of(centre_cm) or "") == name:
+                centres.append(card.centre)
+                if self._holds(name, *card.centre):
                     cards.append(card)
         empty = self._memo[name].empty_thumb
         if empty is None:
@@ -337,7 +334,6 @@ class ZoneReader:
         n, _, stats, _ = cv2.connectedComponentsWithStats(paper)
         k = self.px_per_cm / self.thumb_px_per_cm  # thumbnail px → view px
         cm2 = self.thumb_px_per_cm**2
-        rect = self.rects[name]
         boxes: list[Box] = []
         for x, y, w, h, area in stats[1:n]:
             # One card: its box from half a card (partly hidden) to a card turned 45°, and
@@ -347,8 +343,12 @@ class ZoneReader:
             box = (x * k, y * k, (x + w) * k, (y + h) * k)
             if any(box[0] <= cx <= box[2] and box[1] <= cy <= box[3] for cx, cy in centres):
                 continue
-            centre_cm = (rect[0] + (box[0] + box[2]) / 2 / self.px_per_cm,
-                         rect[1] + (box[1] + box[3]) / 2 / self.px_per_cm)  # fmt: skip
-            if (self.zones.seat_of(centre_cm) or "") == name:
+            if self._holds(name, (box[0] + box[2]) / 2, (box[1] + box[3]) / 2):
                 boxes.append(box)
         return boxes
+
+    def _holds(self, name: str, x: float, y: float) -> bool:
+        """Whether the point (x, y) of zone ``name``'s view lies in that zone's play area (the
+        rectangles overlap at the corners: only the zone it lies in keeps a card)."""
+        x0, y0 = self.rects[name][:2]
+        return self.zones.seat_of((x0 + x / self.px_per_cm, y0 + y / self.px_per_cm)) == name
