@@ -584,6 +584,7 @@ class CardDetector:
         tiles: int | None = None,
         source: ReadingSource | None = None,
         native: bool = False,
+        unread: list[Box] | None = None,
     ) -> list[Detection]:
         """Detect corner indices in a BGR image (H × W × 3 uint8; grey images are accepted).
 
@@ -593,7 +594,9 @@ class CardDetector:
         (a :class:`vision.crops.ReadingSource`) has the classifier read each box from a finer
         image than ``image_bgr``, e.g. the camera frame a top-down view was warped from.
         ``native=True`` (a model that ``reads_native``) looks at the whole image in one pass at
-        its own scale, only padded to the stride: the caller chose its pixels a cm.
+        its own scale, only padded to the stride: the caller chose its pixels a cm. ``unread``,
+        when given, receives the boxes the localiser was sure of that the classifier did not
+        read surely (an index is there, which one is not known).
         """
         if image_bgr.ndim == 2:
             image_bgr = cv2.cvtColor(image_bgr, cv2.COLOR_GRAY2BGR)
@@ -634,7 +637,7 @@ class CardDetector:
         boxes[:, [0, 2]] = np.clip(boxes[:, [0, 2]], 0, width)
         boxes[:, [1, 3]] = np.clip(boxes[:, [1, 3]], 0, height)
         if self.classifier is not None:
-            boxes, scores, classes = self._read_indices(image_bgr, boxes, scores, source)
+            boxes, scores, classes = self._read_indices(image_bgr, boxes, scores, source, unread)
         calibration = self.calibration or Calibration()
         confidences = calibration.apply(scores) if len(scores) else np.zeros(0)
         if calibration.is_identity:
@@ -657,8 +660,10 @@ class CardDetector:
         boxes: FloatArray,
         loc_scores: FloatArray,
         source: ReadingSource | None = None,
+        unread: list[Box] | None = None,
     ) -> tuple[FloatArray, FloatArray, npt.NDArray[np.intp]]:
-        """Second stage: the classifier reads each localised box; ``none`` and weak reads go."""
+        """Second stage: the classifier reads each localised box; ``none`` and weak reads go
+        (the sure boxes among them into ``unread``)."""
         sure = loc_scores >= self.loc_conf
         sides = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
         big = sides >= JOKER_SIZE_RATIO * (np.median(sides[sure]) if sure.any() else 0.0)
@@ -680,6 +685,13 @@ class CardDetector:
             and prob >= self.conf
             and (not maybe_joker[i] or (name in JOKERS and prob >= joker_conf))
         ]
+        if unread is not None:
+            kept = set(keep)
+            unread += [
+                (float(b[0]), float(b[1]), float(b[2]), float(b[3]))
+                for i, b in enumerate(boxes)
+                if i not in kept and not maybe_joker[i]
+            ]
         scores = np.array([reads[i][1] for i in keep], dtype=np.float32)
         classes = np.array([index[reads[i][0]] for i in keep], dtype=np.intp)
         return boxes[keep].reshape(-1, 4), scores, classes

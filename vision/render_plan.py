@@ -29,7 +29,7 @@ import numpy as np
 
 from chaodipi.config import TableGeometry, ZoneConfig
 from vision.events import KittyEvent, PlayEvent, TrickClearedEvent
-from vision.zones import SEATS, Zones
+from vision.zones import SEATS, Zones, inward, right_of
 
 CARD_W_CM = 6.3
 CARD_H_CM = 8.8
@@ -52,17 +52,6 @@ PILE_IN_CM = 4.5  # a won-trick pile's centre, in from the winner's edge
 PILE_RIGHT_CM = 18.0  # … and to the winner's right
 
 Point = tuple[float, float]
-
-
-def inward(seat: str) -> Point:
-    """Unit vector from ``seat``'s table edge toward the centre (table cm, y toward S)."""
-    return {"N": (0.0, 1.0), "E": (-1.0, 0.0), "S": (0.0, -1.0), "W": (1.0, 0.0)}[seat]
-
-
-def right_of(seat: str) -> Point:
-    """Unit vector to the right hand of the player at ``seat`` (facing the centre)."""
-    ux, uy = inward(seat)
-    return (-uy, ux)
 
 
 def facing_angle(seat: str) -> float:

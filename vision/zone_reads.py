@@ -61,8 +61,9 @@ from chaodipi.config import Calibration
 from vision.calibration import top_down_view
 from vision.classes import JOKERS
 from vision.crops import ReadingSource
+from vision.fan_strips import hidden_jokers
 from vision.grouping import BoxLike, CardSighting, group_cards
-from vision.zones import CENTRE, READING_MARGIN_CM, SEATS, Zones
+from vision.zones import CENTRE, READING_MARGIN_CM, SEATS, Zones, right_of
 
 ZONE_NAMES: tuple[str, ...] = (*SEATS, CENTRE)
 PX_PER_CM = 10.0
@@ -94,6 +95,7 @@ class NativeDetector(Protocol):
         tiles: int | None = None,
         source: ReadingSource | None = None,
         native: bool = False,
+        unread: list[Box] | None = None,
     ) -> Sequence[BoxLike]: ...
 
 
@@ -293,8 +295,9 @@ class ZoneReader:
         with timer("detect"):
             source = ReadingSource(image_bgr, np.linalg.inv(to_view))
             reads_source = getattr(self.detector, "reads_source", False)
+            unread: list[Box] = []  # indices localised but not read surely
             detections = self.detector.detect(
-                view, tiles=1, source=source if reads_source else None, native=True
+                view, tiles=1, source=source if reads_source else None, native=True, unread=unread
             )
         with timer("zones"):
             cards = []
@@ -306,7 +309,8 @@ class ZoneReader:
         empty = self._memo[name].empty_thumb
         if empty is None:
             return cards, []
-        unexplained = self._unexplained(thumb, empty, centres, name)
+        paper = self._paper(thumb, empty)
+        unexplained = self._unexplained(paper, centres, name)
         if unexplained and self.whole_card_reader is not None:
             with timer("detect"):
                 reads = self.whole_card_reader.classify(view, unexplained, source=source)
@@ -318,19 +322,23 @@ class ZoneReader:
             # A joker the localiser boxed only in part, its part off the paper's blob (a
             # line-art joker's edge is no brighter than the cloth), is that same joker.
             cards = one_joker_each([*cards, *whole], self.px_per_cm)
+        if name in SEATS and cards:
+            with timer("zones"):
+                fan_right = right_of(name)
+                cards += hidden_jokers(paper, view, cards, unread, fan_right, self.px_per_cm)
         return cards, unexplained
 
-    def _unexplained(
-        self,
-        thumb: np.ndarray,
-        empty: np.ndarray,
-        centres: Sequence[tuple[float, float]],
-        name: str,
-    ) -> list[Box]:
-        """Boxes (view pixels) of card-sized blobs on the zone, against its empty look, that
-        hold none of the ``centres`` of the cards read."""
-        # Brighter than the empty look only: a card's paper, not its shadow or a hand's.
+    def _paper(self, thumb: np.ndarray, empty: np.ndarray) -> np.ndarray:
+        """Thumbnail pixels brighter than the zone's empty look: a card's paper, not its
+        shadow or a hand's."""
         _, paper = cv2.threshold(cv2.subtract(thumb, empty), self.change_threshold, 255, 0)
+        return paper
+
+    def _unexplained(
+        self, paper: np.ndarray, centres: Sequence[tuple[float, float]], name: str
+    ) -> list[Box]:
+        """Boxes (view pixels) of card-sized blobs of ``paper`` on the zone that hold none of
+        the ``centres`` of the cards read."""
         n, _, stats, _ = cv2.connectedComponentsWithStats(paper)
         k = self.px_per_cm / self.thumb_px_per_cm  # thumbnail px → view px
         cm2 = self.thumb_px_per_cm**2

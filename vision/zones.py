@@ -31,6 +31,18 @@ T = TypeVar("T")
 READING_MARGIN_CM = 5.0
 """How far past the zones a card may reach and still be read: about half a card's height."""
 
+
+def inward(seat: str) -> Point:
+    """Unit vector from ``seat``'s table edge toward the centre (table cm, y toward S)."""
+    return {"N": (0.0, 1.0), "E": (-1.0, 0.0), "S": (0.0, -1.0), "W": (1.0, 0.0)}[seat]
+
+
+def right_of(seat: str) -> Point:
+    """Unit vector to the right hand of the player at ``seat`` (facing the centre)."""
+    ux, uy = inward(seat)
+    return (-uy, ux)
+
+
 # BGR colours for the overlay.
 COLOURS: dict[str, tuple[int, int, int]] = {
     "N": (60, 60, 230),

@@ -1,0 +1,124 @@
+"""``vision.fan_strips``: a fan's strips no card read explains, and the jokers among them.
+
+Drawn views at 10 px a cm (real pixels, real OpenCV): a grey cloth, white 6.3 × 8.8 cm cards
+fanned 1.5 cm apart toward the player's right (South's player: toward +x), each on top of the
+one before. The reads handed in stand for the localiser's corner boxes of the index cards.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision.fan_strips import hidden_jokers, unexplained_strips
+from vision.grouping import Box, CardSighting
+from vision.zones import right_of
+
+PX = 10.0
+CLOTH = 70
+TOP = 100  # the cards' top edge, px
+STEP = 15  # px between fanned cards
+W, H = 63, 88  # a card, px
+SOUTH_RIGHT = right_of("S")
+
+
+def left_index(left: int) -> Box:
+    return (left + 2.0, TOP + 3.0, left + 11.0, TOP + 21.0)
+
+
+def right_index(left: int) -> Box:
+    return (left + W - 11.0, TOP + H - 21.0, left + W - 2.0, TOP + H - 3.0)
+
+
+def draw_fan(faces: list[str], first_left: int = 120) -> tuple[np.ndarray, list[int]]:
+    """A fan of ``faces`` (``index``, ``coloured``, ``lines``, ``blank``), bottom card first;
+    the view and each card's left edge."""
+    view = np.full((300, 400, 3), CLOTH, np.uint8)
+    lefts = [first_left + i * STEP for i in range(len(faces))]
+    for face, left in zip(faces, lefts, strict=True):
+        cv2.rectangle(view, (left, TOP), (left + W, TOP + H), (245, 245, 245), cv2.FILLED)
+        cv2.rectangle(view, (left, TOP), (left + W, TOP + H), (200, 200, 200), 1)
+        if face == "index":
+            for x0, y0, x1, y1 in (left_index(left), right_index(left)):
+                cv2.rectangle(view, (int(x0) + 2, int(y0) + 2), (int(x1) - 2, int(y1) - 2), 0, 2)
+        elif face == "coloured":  # a jester's hat and collar
+            cv2.circle(view, (left + 9, TOP + 25), 5, (40, 40, 220), cv2.FILLED)
+            cv2.circle(view, (left + 12, TOP + 45), 6, (40, 200, 240), cv2.FILLED)
+            cv2.circle(view, (left + 8, TOP + 70), 5, (40, 40, 220), cv2.FILLED)
+        elif face == "lines":  # the same jester, drawn in thin lines
+            cv2.circle(view, (left + 9, TOP + 25), 5, (120, 120, 120), 1)
+            cv2.circle(view, (left + 14, TOP + 45), 8, (120, 120, 120), 1)
+            cv2.line(view, (left + 3, TOP + 62), (left + 13, TOP + 78), (120, 120, 120), 1)
+    return view, lefts
+
+
+def paper_of(view: np.ndarray) -> np.ndarray:
+    grey = cv2.cvtColor(view, cv2.COLOR_BGR2GRAY)
+    return ((grey.astype(int) - CLOTH) > 25).astype(np.uint8) * 255
+
+
+def index_card(name: str, left: int, top_card: bool = False) -> CardSighting:
+    boxes = [left_index(left), right_index(left)] if top_card else [left_index(left)]
+    return CardSighting(name, boxes, 0.95)
+
+
+def jokers(view: np.ndarray, cards: list[CardSighting], unread: tuple[Box, ...] = ()) -> list[str]:
+    found = hidden_jokers(paper_of(view), view, cards, list(unread), SOUTH_RIGHT, PX)
+    return [card.identity for card in found]
+
+
+def test_a_fan_whose_every_card_was_read_has_no_unexplained_strip() -> None:
+    view, (a, b, c) = draw_fan(["index", "index", "index"])
+    cards = [index_card("2S", a), index_card("3S", b), index_card("4S", c, top_card=True)]
+    assert unexplained_strips(paper_of(view), view, cards, SOUTH_RIGHT, PX) == []
+
+
+def test_a_strip_of_coloured_picture_under_a_fan_is_the_big_joker() -> None:
+    view, (_, top) = draw_fan(["coloured", "index"])
+    found = hidden_jokers(paper_of(view), view, [index_card("4C", top, True)], [], SOUTH_RIGHT, PX)
+    assert [card.identity for card in found] == ["BJ"]
+    x0, _, x1, _ = found[0].boxes[0]
+    assert x0 >= 115 and x1 <= top + 5  # the strip: from the fan's left end to the 4C's edge
+
+
+def test_a_strip_of_line_drawing_is_the_small_joker() -> None:
+    view, (_, top) = draw_fan(["lines", "index"])
+    assert jokers(view, [index_card("4H", top, True)]) == ["SJ"]
+
+
+def test_two_strips_are_two_jokers_in_the_fans_order() -> None:
+    view, (_, _, top) = draw_fan(["coloured", "lines", "index"])
+    assert jokers(view, [index_card("4H", top, True)]) == ["BJ", "SJ"]
+
+
+def test_a_strip_between_two_read_cards_is_the_under_cards_own() -> None:
+    # A card read by its left index may lie under everything to its right: a wide gap before
+    # the next card is a wider fan step as likely as a card missed there, so it is not guessed.
+    view, (a, _, c) = draw_fan(["index", "lines", "index"])
+    assert jokers(view, [index_card("AS", a), index_card("10H", c, True)]) == []
+
+
+def test_a_strip_where_the_localiser_was_sure_of_an_index_is_no_joker() -> None:
+    view, (under, top) = draw_fan(["index", "index"])
+    # The under card's index was boxed but not read surely: a card is there, which is unknown.
+    assert jokers(view, [index_card("9H", top, True)], unread=(left_index(under),)) == []
+
+
+def test_a_blank_strip_is_found_but_read_as_nothing() -> None:
+    view, (_, top) = draw_fan(["blank", "index"])
+    cards = [index_card("4C", top, True)]
+    strips = unexplained_strips(paper_of(view), view, cards, SOUTH_RIGHT, PX)
+    assert len(strips) == 1 and strips[0].identity is None
+    assert jokers(view, cards) == []
+
+
+def test_a_joker_read_by_a_part_of_its_picture_explains_every_place_it_could_lie() -> None:
+    view, (left,) = draw_fan(["coloured"])
+    part = (left + 30.0, TOP + 30.0, left + 50.0, TOP + 50.0)  # the jester's face, say
+    assert jokers(view, [CardSighting("BJ", [part], 0.95)]) == []
+
+
+def test_a_blob_that_is_not_one_card_high_is_no_fan() -> None:
+    view = np.full((300, 400, 3), CLOTH, np.uint8)
+    cv2.rectangle(view, (50, 100), (350, 130), (245, 245, 245), cv2.FILLED)  # a white sleeve
+    assert jokers(view, [CardSighting("AS", [(60.0, 103.0, 69.0, 121.0)], 0.9)]) == []

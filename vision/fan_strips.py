@@ -1,0 +1,275 @@
+"""Cards a fan hides but for a strip: picture jokers, which have no corner index to box.
+
+In a fanned play every card but the top one shows only a strip along its left edge (as its
+player sees it), and on an index card that strip holds the corner index the localiser boxes.
+A picture joker (many decks print no index on their jokers) shows a strip of picture that no
+localiser trained on indices boxes, and the play is read a card short. This module owns finding
+such strips and reading them, by geometry and colour, not by any one deck's look:
+
+* the fan is a blob of card paper on the zone (brighter than the zone's empty look, its edges
+  sharpened on the view, holes filled); its rotated bounding box has one side a card's height
+  (``FAN_HEIGHT_CM``), the other runs along the fan, toward the player's right (a player lays
+  cards out parallel to their edge of the table);
+* every card read in the fan explains a stretch along that axis: a card seen by both corners
+  its full span; one seen by one index a card's width from that index (rightward from a left
+  index — it may lie under everything to its right —, leftward from an index at the fan's
+  right end: the top card's other corner); a joker boxed by a part of its picture every place
+  the card could lie around that part;
+* a stretch at either end of the fan that no card explains, wider than ``MIN_STRIP_CM``, is
+  cards the read missed, one per fan step (the spacing of the read cards' left edges, else
+  ``DEFAULT_STEP_CM``). Between read cards a gap shows only a card's width past a left
+  index: nearer, it is that card's own face as likely as a card missed (a wider fan step);
+* a missed strip is a joker only when it looks like one. One holding a box the localiser was
+  sure of (an index read unsurely: ``CardDetector.detect(unread=...)``) is an index card and is
+  left unread rather than guessed. By the convention of the decks these tournaments use (the
+  issue's "BJ coloured, SJ black"), a strip with colour on its paper (``COLOURED``) is the big
+  joker, one with only line work (``INKED``) the small one; a blank strip is nothing, and so
+  is one mostly colour or grey (``MOSTLY_MARKED``: no face's paper).
+
+A strip read this way is the evidence of a card, not of its index: it counts with
+``STRIP_CONFIDENCE``, below any localised read. Measured on the replay-eval footage (ten hands,
+held-out deck): see ``models/README.md`` ("Eighth session").
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.classes import JOKERS
+from vision.grouping import Box, CardSighting
+
+CARD_W_CM = 6.3
+CARD_H_CM = 8.8
+FAN_HEIGHT_CM = (7.3, 10.8)  # a fan's side across its axis: one card's height, tilted a little
+INDEX_INSET_CM = 0.7  # an index centre from its card's side edge
+MIN_STRIP_CM = 0.9  # narrower unexplained stretches are slack in the geometry
+DEFAULT_STEP_CM = 1.55
+STEP_RANGE_CM = (0.8, 4.0)  # read cards' left edges this far apart are fan neighbours
+EDGE_CM = 0.25  # paper eroded before looking at colour: a card's edge and shadow are grey
+COLOURED = 0.03  # share of a strip's paper in saturated colour: the big joker
+INKED = 0.03  # share in line work (no colour), INK_BELOW_WHITE under the paper: small joker
+INK_BELOW_WHITE = 20  # grey levels: a line drawing at 10 px a cm is thin and light
+MOSTLY_MARKED = 0.5  # more colour or ink than this is no face's paper (a back, a sleeve)
+STRIP_CONFIDENCE = 0.6
+
+
+@dataclass(frozen=True)
+class Strip:
+    """A stretch of a fan no card read explains: where it is (view px) and what it shows."""
+
+    polygon: np.ndarray  # 4 × 2, view pixels
+    coloured: float
+    inked: float
+
+    @property
+    def identity(self) -> str | None:
+        """``BJ``, ``SJ``, or ``None`` for a strip that shows neither (blank, or no paper)."""
+        if max(self.coloured, self.inked) > MOSTLY_MARKED:
+            return None
+        if self.coloured >= COLOURED:
+            return "BJ"
+        if self.inked >= INKED:
+            return "SJ"
+        return None
+
+    @property
+    def box(self) -> Box:
+        (x0, y0), (x1, y1) = self.polygon.min(axis=0), self.polygon.max(axis=0)
+        return float(x0), float(y0), float(x1), float(y1)
+
+    def holds_any(self, boxes: Sequence[Box]) -> bool:
+        """Whether the centre of one of ``boxes`` lies on the strip (an index is there)."""
+        contour = self.polygon.astype(np.float32)
+        return any(
+            cv2.pointPolygonTest(contour, ((x0 + x1) / 2, (y0 + y1) / 2), False) >= 0
+            for x0, y0, x1, y1 in boxes
+        )
+
+
+def hidden_jokers(
+    paper: np.ndarray,
+    view_bgr: np.ndarray,
+    cards: Sequence[CardSighting],
+    unread_indices: Sequence[Box],
+    fan_right: tuple[float, float],
+    px_per_cm: float,
+) -> list[CardSighting]:
+    """The jokers fans in ``view_bgr`` show only by a strip (see the module docstring).
+
+    ``paper`` marks card paper on the view (any scale; resized to the view), ``cards`` are the
+    cards read there and ``unread_indices`` the boxes the localiser was sure held an index that
+    was not read surely (view pixels), ``fan_right`` the player's right in view axes."""
+    strips = unexplained_strips(paper, view_bgr, cards, fan_right, px_per_cm)
+    return [
+        CardSighting(identity, [strip.box], STRIP_CONFIDENCE)
+        for strip in strips
+        if (identity := strip.identity) is not None and not strip.holds_any(unread_indices)
+    ]
+
+
+def unexplained_strips(
+    paper: np.ndarray,
+    view_bgr: np.ndarray,
+    cards: Sequence[CardSighting],
+    fan_right: tuple[float, float],
+    px_per_cm: float,
+) -> list[Strip]:
+    """Every stretch of a fan on the view that the ``cards`` read do not explain."""
+    paper = _sharpened(paper, view_bgr, px_per_cm)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(paper)
+    hsv = cv2.cvtColor(view_bgr, cv2.COLOR_BGR2HSV)
+    strips: list[Strip] = []
+    for label in range(1, n):
+        if stats[label, cv2.CC_STAT_AREA] < 0.4 * CARD_W_CM * CARD_H_CM * px_per_cm**2:
+            continue
+        blob = _filled(labels == label)
+        fan = _fan_axes(blob, fan_right, px_per_cm)
+        if fan is None:
+            continue
+        centre, along, across, length, breadth = fan
+        spans, lefts = _explained(cards, centre, along, across, length, breadth, px_per_cm)
+        if not spans:
+            continue  # a card nobody read at all: the lone-blob reading's business
+        step = _fan_step(lefts)
+        inside = cv2.erode(blob, np.ones((3, 3), np.uint8), iterations=_px(EDGE_CM, px_per_cm))
+        for start, end in _gaps(spans, -length / 2, length / 2):
+            count = max(1, round((end - start) / step))
+            each = (end - start) / count
+            for k in range(count):
+                u0, u1 = start + k * each, start + (k + 1) * each
+                half = breadth / 2
+                ends = ((u0, -half), (u1, -half), (u1, half), (u0, half))
+                corners = [centre + along * u + across * v for u, v in ends]
+                polygon = np.array(corners) * px_per_cm
+                strips.append(_strip(polygon, inside, hsv))
+    return strips
+
+
+def _px(cm: float, px_per_cm: float) -> int:
+    return max(1, round(cm * px_per_cm))
+
+
+def _sharpened(paper: np.ndarray, view_bgr: np.ndarray, px_per_cm: float) -> np.ndarray:
+    """The paper mask at the view's scale, its edges where the view's own edges are: near the
+    coarse mask, the pixels brighter than the split between table and paper there (Otsu)."""
+    height, width = view_bgr.shape[:2]
+    coarse = cv2.resize(paper, (width, height), interpolation=cv2.INTER_NEAREST)
+    near = cv2.dilate(coarse, np.ones((3, 3), np.uint8), iterations=_px(0.4, px_per_cm)) > 0
+    grey = cv2.cvtColor(view_bgr, cv2.COLOR_BGR2GRAY)
+    if not near.any():
+        return coarse
+    level, _ = cv2.threshold(grey[near].reshape(-1, 1), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    return ((grey > level) & near).astype(np.uint8) * 255
+
+
+def _filled(mask: np.ndarray) -> np.ndarray:
+    """The blob with its holes filled (a joker's picture inside its paper)."""
+    blob = mask.astype(np.uint8) * 255
+    contours, _ = cv2.findContours(blob, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    filled = np.zeros_like(blob)
+    cv2.drawContours(filled, contours, -1, 255, thickness=cv2.FILLED)
+    return filled
+
+
+def _fan_axes(
+    blob: np.ndarray, fan_right: tuple[float, float], px_per_cm: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, float] | None:
+    """The fan's centre (cm), unit axes along it (toward ``fan_right``) and across, and its
+    length and breadth (cm); ``None`` when the blob is not one card's height across."""
+    ys, xs = np.nonzero(blob)
+    points = np.stack([xs, ys], axis=1).astype(np.float32) / px_per_cm
+    (cx, cy), (w, h), angle = cv2.minAreaRect(points)
+    first = np.array([math.cos(math.radians(angle)), math.sin(math.radians(angle))])
+    second = np.array([-first[1], first[0]])
+    right = np.array(fan_right)
+    if abs(first @ right) >= abs(second @ right):
+        along, length, breadth = first, float(w), float(h)
+    else:
+        along, length, breadth = second, float(h), float(w)
+    if along @ right < 0:
+        along = -along
+    if not FAN_HEIGHT_CM[0] <= breadth <= FAN_HEIGHT_CM[1]:
+        return None
+    across = np.array([-along[1], along[0]])
+    return np.array([cx, cy]), along, across, length, breadth
+
+
+def _explained(
+    cards: Sequence[CardSighting],
+    centre: np.ndarray,
+    along: np.ndarray,
+    across: np.ndarray,
+    length: float,
+    breadth: float,
+    px_per_cm: float,
+) -> tuple[list[tuple[float, float]], list[float]]:
+    """The stretches along the fan (cm from its centre) the cards read explain, and the left
+    edges of the cards whose left edge is known."""
+    spans: list[tuple[float, float]] = []
+    lefts: list[float] = []
+    for card in cards:
+        offset = np.array(card.centre) / px_per_cm - centre
+        if abs(offset @ across) > breadth / 2 + 0.5 or abs(offset @ along) > length / 2 + 0.5:
+            continue
+        indices: list[float] = []
+        for x0, y0, x1, y1 in card.boxes:
+            corners = np.array([(x0, y0), (x1, y0), (x0, y1), (x1, y1)]) / px_per_cm - centre
+            u = corners @ along
+            if min(x1 - x0, y1 - y0) / px_per_cm > 3.0:  # a card boxed whole
+                spans.append((float(u.min()), float(u.max())))
+            elif card.identity in JOKERS:
+                # A part of a picture, which part unknown: every place the card could lie.
+                spans.append((float(u.max()) - CARD_W_CM, float(u.min()) + CARD_W_CM))
+            else:
+                indices.append(float(u.mean()))
+        if not indices:
+            continue
+        first, last = min(indices), max(indices)
+        if last - first >= CARD_W_CM / 2:  # both corners: the whole card
+            spans.append((first - INDEX_INSET_CM, last + INDEX_INSET_CM))
+            lefts.append(first - INDEX_INSET_CM)
+        elif last >= length / 2 - 2 * INDEX_INSET_CM - 0.2:  # the top card's right corner
+            spans.append((last + INDEX_INSET_CM - CARD_W_CM, last + INDEX_INSET_CM))
+        else:
+            spans.append((first - INDEX_INSET_CM, first - INDEX_INSET_CM + CARD_W_CM))
+            lefts.append(first - INDEX_INSET_CM)
+    return spans, lefts
+
+
+def _fan_step(lefts: list[float]) -> float:
+    steps = [b - a for a, b in itertools.pairwise(sorted(lefts))]
+    steps = [s for s in steps if STEP_RANGE_CM[0] <= s <= STEP_RANGE_CM[1]]
+    return float(np.median(steps)) if steps else DEFAULT_STEP_CM
+
+
+def _gaps(spans: list[tuple[float, float]], start: float, end: float) -> list[tuple[float, float]]:
+    """The stretches of [start, end] at least ``MIN_STRIP_CM`` long that no span covers."""
+    gaps = []
+    reached = start
+    for lo, hi in sorted(spans):
+        if lo - reached >= MIN_STRIP_CM:
+            gaps.append((reached, lo))
+        reached = max(reached, hi)
+    if end - reached >= MIN_STRIP_CM:
+        gaps.append((reached, end))
+    return gaps
+
+
+def _strip(polygon: np.ndarray, paper: np.ndarray, hsv: np.ndarray) -> Strip:
+    """The strip's share of coloured and of dark-inked pixels over its paper."""
+    region = np.zeros(paper.shape, np.uint8)
+    cv2.fillPoly(region, [np.round(polygon).astype(np.int32)], 255)
+    on = (region > 0) & (paper > 0)
+    if not on.any():
+        return Strip(polygon, 0.0, 0.0)
+    saturation, value = hsv[..., 1][on].astype(np.int32), hsv[..., 2][on].astype(np.int32)
+    white = float(np.percentile(value, 90))
+    coloured = (saturation > 80) & (value > 60)
+    inked = ~coloured & (value < white - INK_BELOW_WHITE)
+    return Strip(polygon, float(coloured.mean()), float(inked.mean()))
