@@ -31,7 +31,7 @@ def right_index(left: int) -> Box:
 
 
 def draw_fan(faces: list[str], first_left: int = 120) -> tuple[np.ndarray, list[int]]:
-    """A fan of ``faces`` (``index``, ``coloured``, ``lines``, ``blank``), bottom card first;
+    """A fan of ``faces`` (``index``, ``coloured``, ``lines``, ``pips``, ``blank``), bottom first;
     the view and each card's left edge."""
     view = np.full((300, 400, 3), CLOTH, np.uint8)
     lefts = [first_left + i * STEP for i in range(len(faces))]
@@ -49,6 +49,9 @@ def draw_fan(faces: list[str], first_left: int = 120) -> tuple[np.ndarray, list[
             cv2.circle(view, (left + 9, TOP + 25), 5, (120, 120, 120), 1)
             cv2.circle(view, (left + 14, TOP + 45), 8, (120, 120, 120), 1)
             cv2.line(view, (left + 3, TOP + 62), (left + 13, TOP + 78), (120, 120, 120), 1)
+        elif face == "pips":  # a column of solid black clubs, its index unseen
+            for y in (25, 45, 65):
+                cv2.circle(view, (left + 9, TOP + y), 5, (10, 10, 10), cv2.FILLED)
     return view, lefts
 
 
@@ -84,6 +87,12 @@ def test_a_strip_of_coloured_picture_under_a_fan_is_the_big_joker() -> None:
 def test_a_strip_of_line_drawing_is_the_small_joker() -> None:
     view, (_, top) = draw_fan(["lines", "index"])
     assert jokers(view, [index_card("4H", top, True)]) == ["SJ"]
+
+
+def test_a_strip_of_solid_black_pips_is_no_small_joker() -> None:
+    # A club card whose index nobody saw (a hand over it): its pips are ink, but not line work.
+    view, (_, top) = draw_fan(["pips", "index"])
+    assert jokers(view, [index_card("4H", top, True)]) == []
 
 
 def test_two_strips_are_two_jokers_in_the_fans_order() -> None:

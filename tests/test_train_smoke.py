@@ -69,6 +69,12 @@ def test_classifiers_averaged_into_one_onnx_read_as_the_mean_of_their_outputs(
     assert session.get_modelmeta().custom_metadata_map["names"] == "{0: 'AS'}"
     with pytest.raises(ValueError, match="two or more"):
         average_onnx([tmp_path / "a.onnx"], tmp_path / "one.onnx")
+    # One model read twice (upright and turned) keeps a single copy of its weights.
+    twice = average_onnx([tmp_path / "b.onnx"] * 2, tmp_path / "twice.onnx")
+    weights = [init.name for init in onnx.load(str(twice)).graph.initializer]
+    assert weights.count("k") == 1 and not any(name.endswith("_k") for name in weights)
+    session = ort.InferenceSession(str(twice), providers=["CPUExecutionProvider"])
+    np.testing.assert_allclose(session.run(None, {"images": x})[0], 3.0 * x)
 
 
 def test_an_averaged_classifier_can_read_the_crop_turned_half_way_round(tmp_path: Path) -> None:

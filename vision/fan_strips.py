@@ -23,8 +23,10 @@ such strips and reading them, by geometry and colour, not by any one deck's look
   sure of (an index read unsurely: ``CardDetector.detect(unread=...)``) is an index card and is
   left unread rather than guessed. By the convention of the decks these tournaments use (the
   issue's "BJ coloured, SJ black"), a strip with colour on its paper (``COLOURED``) is the big
-  joker, one with only line work (``INKED``) the small one; a blank strip is nothing, and so
-  is one mostly colour or grey (``MOSTLY_MARKED``: no face's paper).
+  joker, one with only line work (``INKED``, thin: ``MAX_SOLID_INK``; solid black pips and
+  index glyphs of a card whose index went unseen, under a hand, are not) the small one; a
+  blank strip is nothing, and so is one mostly colour or grey (``MOSTLY_MARKED``: no face's
+  paper).
 
 A strip read this way is the evidence of a card, not of its index: it counts with
 ``STRIP_CONFIDENCE``, below any localised read. Measured on the replay-eval footage (ten hands,
@@ -55,6 +57,7 @@ EDGE_CM = 0.25  # paper eroded before looking at colour: a card's edge and shado
 COLOURED = 0.03  # share of a strip's paper in saturated colour: the big joker
 INKED = 0.03  # share in line work (no colour), INK_BELOW_WHITE under the paper: small joker
 INK_BELOW_WHITE = 20  # grey levels: a line drawing at 10 px a cm is thin and light
+MAX_SOLID_INK = 0.25  # line work is thin (its ink gone in a 3 × 3 erosion); pips are solid
 MOSTLY_MARKED = 0.5  # more colour or ink than this is no face's paper (a back, a sleeve)
 STRIP_CONFIDENCE = 0.6
 
@@ -66,6 +69,7 @@ class Strip:
     polygon: np.ndarray  # 4 × 2, view pixels
     coloured: float
     inked: float
+    solid_ink: float = 0.0  # share of the inked pixels inside a 3 × 3 block of ink
 
     @property
     def identity(self) -> str | None:
@@ -74,7 +78,7 @@ class Strip:
             return None
         if self.coloured >= COLOURED:
             return "BJ"
-        if self.inked >= INKED:
+        if self.inked >= INKED and self.solid_ink <= MAX_SOLID_INK:
             return "SJ"
         return None
 
@@ -268,8 +272,11 @@ def _strip(polygon: np.ndarray, paper: np.ndarray, hsv: np.ndarray) -> Strip:
     on = (region > 0) & (paper > 0)
     if not on.any():
         return Strip(polygon, 0.0, 0.0)
-    saturation, value = hsv[..., 1][on].astype(np.int32), hsv[..., 2][on].astype(np.int32)
-    white = float(np.percentile(value, 90))
-    coloured = (saturation > 80) & (value > 60)
-    inked = ~coloured & (value < white - INK_BELOW_WHITE)
-    return Strip(polygon, float(coloured.mean()), float(inked.mean()))
+    saturation, value = hsv[..., 1].astype(np.int32), hsv[..., 2].astype(np.int32)
+    white = float(np.percentile(value[on], 90))
+    coloured = on & (saturation > 80) & (value > 60)
+    inked = on & ~coloured & (value < white - INK_BELOW_WHITE)
+    ink_core = cv2.erode(inked.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
+    solid = float(ink_core.sum() / inked.sum()) if inked.any() else 0.0
+    area = float(on.sum())
+    return Strip(polygon, float(coloured.sum() / area), float(inked.sum() / area), solid)

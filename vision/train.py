@@ -285,8 +285,9 @@ def average_onnx(
     ``half_turned[k]`` makes model ``k`` read the crop turned 180° (an NCHW image reversed
     along H and W): a card's corner index reads the same either way up, so the two readings
     are two looks at one index for the price of one (held-out crops, ``cls_v10`` + ``cls_v12``:
-    0.854 both upright, 0.876 with the second turned). Needs the ``onnx`` package (installed
-    with ultralytics); the runtime needs only onnxruntime."""
+    0.854 both upright, 0.876 with the second turned). A model named twice keeps one copy of
+    its weights. Needs the ``onnx`` package (installed with ultralytics); the runtime needs
+    only onnxruntime."""
     import copy
 
     import onnx
@@ -314,16 +315,23 @@ def average_onnx(
             initializers.append(helper.make_tensor(name, onnx.TensorProto.INT64, [2], ints))
         nodes.append(helper.make_node("Slice", [image, *turn], ["turned"]))
     outputs = []
+    seen: list[bytes] = []
     for k, path in enumerate(models):
         model = onnx.load(str(path)) if k else first
         prefix = f"m{k}_" if k else ""
-        if k:
+        weights = path.read_bytes()
+        repeat = weights in seen  # the same model again (read turned): its weights are shared
+        seen.append(weights)
+        if repeat:
+            _prefix_all_but_weights(model.graph, prefix)
+        elif k:
             model = compose.add_prefix(model, prefix=prefix)
         source = "turned" if turned[k] else image
         for node in model.graph.node:  # every model reads the one shared input (or it turned)
             node.input[:] = [source if x == f"{prefix}{image}" else x for x in node.input]
         nodes += list(model.graph.node)
-        initializers += list(model.graph.initializer)
+        if not repeat:
+            initializers += list(model.graph.initializer)
         outputs.append(model.graph.output[0].name)
     weight = helper.make_tensor("mean_weight", onnx.TensorProto.FLOAT, [], [1 / len(outputs)])
     nodes += [
@@ -344,6 +352,22 @@ def average_onnx(
     onnx.save(merged, str(tmp))
     tmp.replace(target)
     return target
+
+
+def _prefix_all_but_weights(graph: Any, prefix: str) -> None:
+    """Prefixes a graph's node names and edges, not its initializers: a second copy of a
+    model in one graph that reads the first copy's weights."""
+    weights = {init.name for init in graph.initializer}
+
+    def renamed(name: str) -> str:
+        return name if not name or name in weights else prefix + name
+
+    for node in graph.node:
+        node.name = prefix + node.name
+        node.input[:] = [renamed(x) for x in node.input]
+        node.output[:] = [renamed(x) for x in node.output]
+    for output in graph.output:
+        output.name = renamed(output.name)
 
 
 def _finished(run_dir: Path, epochs: int) -> bool:
