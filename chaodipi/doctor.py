@@ -134,7 +134,9 @@ def check_camera(spec: str, timeout_s: float = 15.0) -> tuple[Check, np.ndarray 
 
 
 def check_models(model: Path, image: np.ndarray | None) -> list[Check]:
-    """The detector loads (and runs once on the camera frame); the classifier beside it too."""
+    """The classifier beside the detector loads, and the detector loads with it (a one-class
+    localiser needs it) and runs once on the camera frame."""
+    from vision.classifier import CardClassifier
     from vision.detector import CardDetector, ModelError
 
     fix = (
@@ -143,28 +145,30 @@ def check_models(model: Path, image: np.ndarray | None) -> list[Check]:
     )
     if not model.is_file():
         return [Check("model", False, f"no detector model at {model}", fix)]
+    beside = model.with_name("card_classifier.onnx")
+    classifier = None  # the classifier file, once it loads
+    classifier_checks = []
+    if beside.is_file():
+        try:
+            CardClassifier(beside)
+            classifier = beside
+            classifier_checks.append(Check("classifier", True, f"{beside} loads"))
+        except ModelError as e:
+            fix_classifier = f"copy the trained card_classifier.onnx to {beside}, or remove it"
+            classifier_checks.append(Check("classifier", False, str(e), fix_classifier))
     try:
-        detector = CardDetector(model, classifier_path=None)
+        detector = CardDetector(model, classifier_path=classifier)
     except ModelError as e:
-        return [Check("model", False, str(e), fix)]
-    detail = f"{model} loads ({detector.size} px input, {len(detector.names)} classes)"
+        return [Check("model", False, str(e), fix), *classifier_checks]
+    reading = f", read by {classifier.name}" if classifier is not None else ""
+    identities = len(detector.names)
+    detail = f"{model} loads ({detector.size} px input{reading}, {identities} card identities)"
     if image is not None:
         started = time.monotonic()
         found = detector.detect(image)
         took = time.monotonic() - started
         detail += f"; one pass over the frame {took:.2f} s, {len(found)} corner indices"
-    checks = [Check("model", True, detail)]
-    classifier = model.with_name("card_classifier.onnx")
-    if classifier.is_file():
-        from vision.classifier import CardClassifier
-
-        try:
-            CardClassifier(classifier)
-            checks.append(Check("classifier", True, f"{classifier} loads"))
-        except ModelError as e:
-            fix = f"copy the trained card_classifier.onnx to {classifier}, or remove it"
-            checks.append(Check("classifier", False, str(e), fix))
-    return checks
+    return [Check("model", True, detail), *classifier_checks]
 
 
 # ---------------------------------------------------------------- markers

@@ -39,7 +39,7 @@ from chaodipi.doctor import (
     check_temperature,
     run_checks,
 )
-from tests.tiny_models import tiny_classifier, tiny_detector
+from tests.tiny_models import tiny_classifier, tiny_detector, tiny_localiser
 from vision.calibration import calibrate
 from vision.render_scene import make_camera, render_base
 
@@ -113,7 +113,7 @@ def test_good_table_passes_every_check(table: TableConfig, tmp_path: Path) -> No
     ]  # fmt: skip
     assert all(c.ok for c in checks.values()), [c.lines() for c in checks.values()]
     assert "960×720" in checks["camera"].detail
-    assert "64 px input, 54 classes" in checks["model"].detail
+    assert "64 px input, read by card_classifier.onnx, 54 card identities" in checks["model"].detail
     assert "markers in place" in checks["markers"].detail
     assert checks["temperature"].detail == "48.3 °C"
     assert cv2.imread(str(tmp_path / "seen.jpg")).shape == (720, 960, 3)
@@ -185,6 +185,17 @@ def test_broken_classifier_fails_on_its_own(tmp_path: Path) -> None:
     checks = by_name(check_models(model, None))
     assert checks["model"].ok and checks["classifier"].ok is False
     assert "card_classifier.onnx" in checks["classifier"].fix
+
+
+def test_a_localiser_passes_with_its_classifier_and_fails_without(tmp_path: Path) -> None:
+    pytest.importorskip("onnx")
+    model = tiny_localiser(tmp_path / "card_detector.onnx")
+    (alone,) = check_models(model, None)
+    assert alone.ok is False and "card_classifier.onnx" in alone.detail
+    tiny_classifier(tmp_path / "card_classifier.onnx")
+    checks = by_name(check_models(model, np.zeros((120, 160, 3), np.uint8)))
+    assert checks["model"].ok and checks["classifier"].ok
+    assert "read by card_classifier.onnx, 54 card identities" in checks["model"].detail
 
 
 def test_hidden_marker_is_named(table: TableConfig, frame: np.ndarray) -> None:
