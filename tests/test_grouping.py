@@ -118,6 +118,19 @@ def test_a_fanned_under_card_is_not_joined_to_the_top_card_read_one_part_apart()
     assert shapes(cards) == [("7S", 1), ("7C", 2)]
 
 
+def test_a_column_of_fanned_indices_is_no_cards_two_corners() -> None:
+    # A tight fan (a shown kitty) lines its cards' corner indices up along the cards' long
+    # side; two of them at a card's corner distance are still two cards, not one card's
+    # opposite corners (nor one card and the pips its "face" would hide).
+    index = (100.0, 100.0, 110.0, 116.0)  # an upright card's index: higher than wide
+    below = (100.0, 180.0, 110.0, 196.0)  # the same index 5 heights further down the column
+    assert corner_fit(index, below) is None
+    a, b = corners(100, 100)
+    assert corner_fit(a, b) is not None  # the card's own opposite corners
+    column = [det("10D", index), det("7H", (100, 140, 110, 156)), det("7D", below)]
+    assert shapes(group_cards(column)) == [("7H", 1), ("7D", 1), ("10D", 1)]
+
+
 def test_mismatched_index_sizes_do_not_pair() -> None:
     a, _ = corners(0, 0, height=100)
     _, b = corners(0, 0, height=100)

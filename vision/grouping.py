@@ -5,9 +5,12 @@ may be visible; with two decks there are two physical copies of every identity. 
 owns the geometry that decides, per identity, which boxes are one card: two boxes are the two
 corners of one card when their centre distance fits the card diagonal implied by the index size
 (an index is about 0.12–0.2 of the card height and a card about 0.7 as wide as high, which puts
-opposite index centres about 3–9 index heights apart). Near-duplicate boxes (the same corner
-seen twice) are folded into one. At most two copies of an identity exist; a reading with more is
-merged down to two and flagged ``ambiguous``.
+opposite index centres about 3–9 index heights apart) and their direction does: an index box
+clearly higher than wide (or wider) lies along its card's long side, and opposite corners are
+joined across the card, about 35° off that side — never along it, as the column of indices a
+tight fan of cards shows. Near-duplicate boxes (the same corner seen twice) are folded into
+one. At most two copies of an identity exist; a reading with more is merged down to two and
+flagged ``ambiguous``.
 
 The two corners of one card can also be *read* differently (2♠ at one corner, 2♣ at the
 other). Left alone that is two cards, and a one-card play becomes a two-card one (a false
@@ -47,6 +50,8 @@ PART_INSIDE = 0.5  # a box this much inside one of twice its area or more is a p
 FACE_SLOPE = 0.85  # a whole card's face: off its corner-to-corner line ≤ this × the nearer end
 FACE_SPAN = (0.2, 0.8)  # … along the middle of that line only
 MAX_COPIES = 2  # two decks
+ELONGATED = 1.4  # an index box this much higher than wide (or wider) shows its card's sides
+DIAGONAL_DEG = (10.0, 60.0)  # opposite corners' line to the card's long side (about 35°)
 
 
 class BoxLike(Protocol):
@@ -169,9 +174,32 @@ def corner_fit(
         return None
     (ax, ay), (bx, by) = _centre(a), _centre(b)
     ratio = math.hypot(ax - bx, ay - by) / ((sa + sb) / 2)
-    if not min_ratio <= ratio <= max_ratio:
+    if not min_ratio <= ratio <= max_ratio or not _along_a_diagonal(a, b):
         return None
     return abs(math.log(ratio / best_ratio))
+
+
+def _long_axis(b: Box) -> int | None:
+    """0 when an index box is clearly wider than high, 1 when higher than wide, else None."""
+    w, h = b[2] - b[0], b[3] - b[1]
+    if w >= ELONGATED * h:
+        return 0
+    if h >= ELONGATED * w:
+        return 1
+    return None
+
+
+def _along_a_diagonal(a: Box, b: Box) -> bool:
+    """Whether two boxes can be a card's opposite corners by direction: an elongated index lies
+    along its card's long side, and the line between opposite corners runs across the card at
+    about 35° to that side, never along a side (a column of fanned indices)."""
+    axis = _long_axis(a)
+    if axis is None or axis != _long_axis(b):
+        return True  # turned too far to tell the card's sides
+    (ax, ay), (bx, by) = _centre(a), _centre(b)
+    along, across = (abs(bx - ax), abs(by - ay)) if axis == 0 else (abs(by - ay), abs(bx - ax))
+    low, high = DIAGONAL_DEG
+    return low <= math.degrees(math.atan2(across, along)) <= high
 
 
 @dataclass
