@@ -226,8 +226,13 @@ def aggregate(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     false_items: list[dict[str, Any]] = []
     missed_injected: list[dict[str, Any]] = []
     times = StageTimes()
+    kitties_shown = kitties_right = 0
     for r in results:
         s = r["score"]
+        kitty = s.get("kitty") or {}
+        if kitty.get("true") is not None:
+            kitties_shown += 1
+            kitties_right += bool(kitty.get("right"))
         inf = s["infractions"]
         injected += len(inf["injected"] or [])
         found += len(inf["injected_found"])
@@ -255,6 +260,7 @@ def aggregate(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
             "median": median,
             "max": max(errors) if errors else None,
         },
+        "kitties": {"shown": kitties_shown, "right": kitties_right},
         "infractions": {
             "injected": injected,
             "injected_found": found,
@@ -322,6 +328,7 @@ def summary_text(summary: Mapping[str, Any]) -> str:
     lines = [
         f"{summary['hands']} hands: plays exactly right {p['exact']}/{p['total']} ({frac}); "
         f"median landing error {med}",
+        f"kitties read right {summary['kitties']['right']}/{summary['kitties']['shown']}",
         f"injected found {inf['injected_found']}/{inf['injected']}; "
         f"false infractions {inf['false']}; missed vs camera truth {inf['missed_vs_camera_truth']}",
         "not testable from footage: "

@@ -17,7 +17,7 @@ import pytest
 
 from chaodipi.cli import main
 from chaodipi.pipeline import PipelineError, TablePipeline
-from chaodipi.replay_eval import MIN_GAP_S, compress_times
+from chaodipi.replay_eval import MIN_GAP_S, aggregate, compress_times
 from chaodipi.replay_score import score_events
 from device.source import Frame
 from tests.builders import top_down_config
@@ -193,6 +193,35 @@ def test_compress_times_keeps_overtime_and_divides_the_rest() -> None:
     # 8 → 2; 20 (> 15) kept; 2 → 1, not 0.5: plays are never under MIN_GAP_S apart
     assert [t["plays"][0]["t"] for t in out["tricks"]] == [17.0, 37.0, 37.0 + MIN_GAP_S]
     assert record["kitty_buried_t"] == 30.0  # the input is untouched
+
+
+def test_replay_eval_totals_plays_kitties_and_infractions_over_hands() -> None:
+    def hand(seed: int, exact: int, kitty_right: bool | None, false: int) -> dict[str, Any]:
+        kitty = {"right": kitty_right, "true": None if kitty_right is None else ["2S"] * 8}
+        found = [{"kind": "revoke", "seat": "N", "trick": 1}]
+        return {
+            "seed": seed,
+            "timings": {},
+            "score": {
+                "plays": {"total": 10, "exact": exact},
+                "landing_error_s": {"values": [0.1] * exact},
+                "kitty": kitty,
+                "infractions": {
+                    "injected": found,
+                    "injected_found": found,
+                    "injected_missed": [],
+                    "false": [{"kind": "out_of_turn", "seat": "E", "trick": 2}] * false,
+                    "missed": [],
+                },
+            },
+        }
+
+    total = aggregate([hand(1, 10, True, 0), hand(2, 9, False, 2), hand(3, 10, None, 0)])
+    assert total["plays"] == {"total": 30, "exact": 29, "fraction": 29 / 30}
+    assert total["kitties"] == {"shown": 2, "right": 1}  # the third hand showed no kitty
+    assert total["infractions"]["injected_found"] == 3 and total["infractions"]["false"] == 2
+    assert not total["checks"]["plays_exact"]  # 96.7 % is under the 99 % bar
+    assert not total["checks"]["no_false_infraction"]
 
 
 def test_replay_of_a_missing_source_is_one_line_and_exit_2(
