@@ -54,7 +54,8 @@ MIN_STRIP_CM = 0.9  # narrower unexplained stretches are slack in the geometry
 DEFAULT_STEP_CM = 1.55
 STEP_RANGE_CM = (0.8, 4.0)  # read cards' left edges this far apart are fan neighbours
 EDGE_CM = 0.25  # paper eroded before looking at colour: a card's edge and shadow are grey
-COLOURED = 0.03  # share of a strip's paper in saturated colour: the big joker
+COLOURED = 0.012  # share of a strip's paper in saturated colour: the big joker
+STRIP_INSET_CM = 0.15  # a strip is looked at this far in from its ends
 INKED = 0.03  # share in line work (no colour), INK_BELOW_WHITE under the paper: small joker
 INK_BELOW_WHITE = 20  # grey levels: a line drawing at 10 px a cm is thin and light
 MAX_SOLID_INK = 0.25  # line work is thin (its ink gone in a 3 × 3 erosion); pips are solid
@@ -147,12 +148,21 @@ def unexplained_strips(
             each = (end - start) / count
             for k in range(count):
                 u0, u1 = start + k * each, start + (k + 1) * each
-                half = breadth / 2
-                ends = ((u0, -half), (u1, -half), (u1, half), (u0, half))
-                corners = [centre + along * u + across * v for u, v in ends]
-                polygon = np.array(corners) * px_per_cm
-                strips.append(_strip(polygon, inside, hsv))
+                polygon = _rectangle(centre, along, across, u0, u1, breadth) * px_per_cm
+                # Looked at short of its ends: the neighbour's colour bleeds over the edge.
+                inset = min(STRIP_INSET_CM, (u1 - u0) / 4)
+                looked = _rectangle(centre, along, across, u0 + inset, u1 - inset, breadth)
+                strips.append(_strip(polygon, looked * px_per_cm, inside, hsv))
     return strips
+
+
+def _rectangle(
+    centre: np.ndarray, along: np.ndarray, across: np.ndarray, u0: float, u1: float, breadth: float
+) -> np.ndarray:
+    """The corners (cm) of the stretch ``u0`` … ``u1`` along the fan, across its breadth."""
+    half = breadth / 2
+    ends = ((u0, -half), (u1, -half), (u1, half), (u0, half))
+    return np.array([centre + along * u + across * v for u, v in ends])
 
 
 def _px(cm: float, px_per_cm: float) -> int:
@@ -265,10 +275,11 @@ def _gaps(spans: list[tuple[float, float]], start: float, end: float) -> list[tu
     return gaps
 
 
-def _strip(polygon: np.ndarray, paper: np.ndarray, hsv: np.ndarray) -> Strip:
-    """The strip's share of coloured and of dark-inked pixels over its paper."""
+def _strip(polygon: np.ndarray, looked: np.ndarray, paper: np.ndarray, hsv: np.ndarray) -> Strip:
+    """The strip at ``polygon``: its share of coloured and of dark-inked pixels over its paper
+    inside ``looked``."""
     region = np.zeros(paper.shape, np.uint8)
-    cv2.fillPoly(region, [np.round(polygon).astype(np.int32)], 255)
+    cv2.fillPoly(region, [np.round(looked).astype(np.int32)], 255)
     on = (region > 0) & (paper > 0)
     if not on.any():
         return Strip(polygon, 0.0, 0.0)
