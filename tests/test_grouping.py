@@ -131,6 +131,15 @@ def test_a_column_of_fanned_indices_is_no_cards_two_corners() -> None:
     assert shapes(group_cards(column)) == [("7H", 1), ("7D", 1), ("10D", 1)]
 
 
+def test_one_corner_boxed_twice_and_read_two_ways_is_the_surer_read() -> None:
+    index = (150.0, 234.0, 170.0, 245.0)
+    again = (140.0, 238.0, 167.0, 250.0)  # the same corner, boxed a little wider
+    cards = group_cards([det("JD", index, 0.98), det("BJ", again, 0.43)])
+    assert shapes(cards) == [("JD", 1)]
+    beside = (150.0, 250.0, 170.0, 261.0)  # the next card's index in a fan: another card
+    assert shapes(group_cards([det("JD", index), det("9D", beside)])) == [("9D", 1), ("JD", 1)]
+
+
 def test_mismatched_index_sizes_do_not_pair() -> None:
     a, _ = corners(0, 0, height=100)
     _, b = corners(0, 0, height=100)

@@ -58,7 +58,7 @@ COLOURED = 0.012  # share of a strip's paper in saturated colour: the big joker
 STRIP_INSET_CM = 0.15  # a strip is looked at this far in from its ends
 INKED = 0.03  # share in line work (no colour), INK_BELOW_WHITE under the paper: small joker
 INK_BELOW_WHITE = 20  # grey levels: a line drawing at 10 px a cm is thin and light
-MAX_SOLID_INK = 0.25  # line work is thin (its ink gone in a 3 × 3 erosion); pips are solid
+MAX_SOLID_INK = 0.1  # line work is thin (its ink gone in a 3 × 3 erosion); pips are solid
 MOSTLY_MARKED = 0.5  # more colour or ink than this is no face's paper (a back, a sleeve)
 STRIP_CONFIDENCE = 0.6
 
@@ -228,11 +228,12 @@ def _explained(
     spans: list[tuple[float, float]] = []
     lefts: list[float] = []
     for card in cards:
-        offset = np.array(card.centre) / px_per_cm - centre
-        if abs(offset @ across) > breadth / 2 + 0.5 or abs(offset @ along) > length / 2 + 0.5:
-            continue
         indices: list[float] = []
+        # Only the card's boxes on this fan: a copy read elsewhere may have been grouped in.
         for x0, y0, x1, y1 in card.boxes:
+            offset = np.array(((x0 + x1) / 2, (y0 + y1) / 2)) / px_per_cm - centre
+            if abs(offset @ across) > breadth / 2 + 0.5 or abs(offset @ along) > length / 2 + 0.5:
+                continue
             corners = np.array([(x0, y0), (x1, y0), (x0, y1), (x1, y1)]) / px_per_cm - centre
             u = corners @ along
             if min(x1 - x0, y1 - y0) / px_per_cm > 3.0:  # a card boxed whole

@@ -9,8 +9,9 @@ opposite index centres about 3–9 index heights apart) and their direction does
 clearly higher than wide (or wider) lies along its card's long side, and opposite corners are
 joined across the card, about 35° off that side — never along it, as the column of indices a
 tight fan of cards shows. Near-duplicate boxes (the same corner seen twice) are folded into
-one. At most two copies of an identity exist; a reading with more is merged down to two and
-flagged ``ambiguous``.
+one, and so are two boxes of one corner read as two identities (the surer read stands). At
+most two copies of an identity exist; a reading with more is merged down to two and flagged
+``ambiguous``.
 
 The two corners of one card can also be *read* differently (2♠ at one corner, 2♣ at the
 other). Left alone that is two cards, and a one-card play becomes a two-card one (a false
@@ -276,7 +277,7 @@ def group_cards(
     Sorted by class order (``2S`` … ``SJ``; unknown identities last), then left to right.
     """
     by_identity: dict[str, list[tuple[Box, float]]] = {}
-    for d in detections:
+    for d in _one_read_per_corner(detections):
         b = d.box
         box = (float(b[0]), float(b[1]), float(b[2]), float(b[3]))
         by_identity.setdefault(d.identity, []).append((box, float(d.confidence)))
@@ -296,6 +297,16 @@ def group_cards(
         key=lambda s: (CLASS_ID.get(s.identity, len(CLASS_ID)), s.identity, s.boxes[0][:2])
     )
     return sightings
+
+
+def _one_read_per_corner(detections: Iterable[BoxLike]) -> list[BoxLike]:
+    """Boxes of one corner seen twice and read as two identities: the surer read stands (the
+    localiser boxed an index twice, the classifier read one of the boxes wrong)."""
+    kept: list[BoxLike] = []
+    for d in sorted(detections, key=lambda d: -d.confidence):
+        if not any(k.identity != d.identity and is_duplicate(k.box, d.box) for k in kept):
+            kept.append(d)
+    return kept
 
 
 def _one_part_apart(a: str, b: str) -> bool:
