@@ -140,6 +140,19 @@ def test_one_corner_boxed_twice_and_read_two_ways_is_the_surer_read() -> None:
     assert shapes(group_cards([det("JD", index), det("9D", beside)])) == [("9D", 1), ("JD", 1)]
 
 
+def test_three_boxes_on_two_fanned_copies_are_two_copies() -> None:
+    # A card turned sideways (index box wider than high) fanned on its copy 1.4 cm further:
+    # the localiser boxed both indices and once between them; the middle box is a duplicate
+    # of one, never a reason to fold the two copies into one.
+    boxes = [
+        (171.0, 235.0, 193.0, 247.0),
+        (170.0, 241.0, 194.0, 252.0),
+        (169.0, 249.0, 191.0, 262.0),
+    ]
+    cards = group_cards([det("7C", b, c) for b, c in zip(boxes, (0.91, 0.94, 0.91), strict=True)])
+    assert shapes(cards) == [("7C", 1), ("7C", 1)]
+
+
 def test_mismatched_index_sizes_do_not_pair() -> None:
     a, _ = corners(0, 0, height=100)
     _, b = corners(0, 0, height=100)

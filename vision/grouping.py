@@ -154,10 +154,15 @@ def _join_parts(boxes: list[tuple[Box, float]]) -> list[tuple[Box, float]]:
 
 
 def is_duplicate(a: Box, b: Box, duplicate_iou: float = DUPLICATE_IOU) -> bool:
-    """Whether two boxes are one corner seen twice (overlapping, or centres very close)."""
+    """Whether two boxes are one corner seen twice (overlapping, or centres very close: within
+    half the boxes' shorter side — a fan's next index lies about one short side away)."""
     (ax, ay), (bx, by) = _centre(a), _centre(b)
-    close = math.hypot(ax - bx, ay - by) < 0.5 * min(index_size(a), index_size(b))
+    close = math.hypot(ax - bx, ay - by) < 0.5 * min(_short_side(a), _short_side(b))
     return close or iou(a, b) >= duplicate_iou
+
+
+def _short_side(b: Box) -> float:
+    return max(min(b[2] - b[0], b[3] - b[1]), 1e-6)
 
 
 def corner_fit(
@@ -304,9 +309,20 @@ def _one_read_per_corner(detections: Iterable[BoxLike]) -> list[BoxLike]:
     localiser boxed an index twice, the classifier read one of the boxes wrong)."""
     kept: list[BoxLike] = []
     for d in sorted(detections, key=lambda d: -d.confidence):
-        if not any(k.identity != d.identity and is_duplicate(k.box, d.box) for k in kept):
+        if not any(k.identity != d.identity and _one_corner(k.box, d.box) for k in kept):
             kept.append(d)
     return kept
+
+
+def _one_corner(a: Box, b: Box) -> bool:
+    """Whether two boxes of an index's size have either's centre inside the other (or overlap
+    as duplicates); a card boxed whole may hold another card's index at its edge."""
+    if max(index_size(a), index_size(b)) > MAX_SIZE_RATIO * min(index_size(a), index_size(b)):
+        return False
+    (ax, ay), (bx, by) = _centre(a), _centre(b)
+    a_in_b = b[0] <= ax <= b[2] and b[1] <= ay <= b[3]
+    b_in_a = a[0] <= bx <= a[2] and a[1] <= by <= a[3]
+    return a_in_b or b_in_a or is_duplicate(a, b)
 
 
 def _one_part_apart(a: str, b: str) -> bool:
