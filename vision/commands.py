@@ -16,7 +16,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.detector import DEFAULT_MODEL, Calibration, CardDetector
+from vision.detector import CONF, DEFAULT_MODEL, Calibration, CardDetector
 from vision.evaluate import DatasetError, draw_detections, evaluate
 from vision.grouping import group_cards, summarize
 
@@ -53,7 +53,7 @@ def _detector(args: argparse.Namespace) -> CardDetector:
     return CardDetector(
         Path(args.model) if args.model else DEFAULT_MODEL,
         threads=args.threads,
-        conf=getattr(args, "conf", 0.25),
+        conf=getattr(args, "conf", CONF),
         classifier_path=_classifier_choice(getattr(args, "classifier", "auto")),
     )
 
@@ -161,7 +161,9 @@ def _common(p: argparse.ArgumentParser) -> None:
         help="corner-index classifier (default: card_classifier.onnx beside the model, if any)",
     )
     p.add_argument("--threads", type=int, default=1, help="onnxruntime threads (default 1)")
-    p.add_argument("--conf", type=float, default=0.25, help="raw score threshold (0.25)")
+    p.add_argument(
+        "--conf", type=float, default=CONF, help=f"a read's confidence threshold ({CONF})"
+    )
     p.add_argument("--json", action="store_true", help="machine-readable output")
 
 
