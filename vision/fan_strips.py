@@ -29,8 +29,8 @@ such strips and reading them, by geometry and colour, not by any one deck's look
   paper).
 
 A strip read this way is the evidence of a card, not of its index: it counts with
-``STRIP_CONFIDENCE``, below any localised read. Measured on the replay-eval footage (ten hands,
-held-out deck): see ``models/README.md`` ("Eighth session").
+``STRIP_CONFIDENCE``, below any localised read. Measured on the replay-eval footage (twenty
+hands, held-out deck): see ``models/README.md`` ("Eighth session").
 """
 
 from __future__ import annotations
@@ -45,9 +45,8 @@ import numpy as np
 
 from vision.classes import JOKERS
 from vision.grouping import Box, CardSighting
+from vision.zones import CARD_H_CM, CARD_W_CM
 
-CARD_W_CM = 6.3
-CARD_H_CM = 8.8
 FAN_HEIGHT_CM = (7.3, 10.8)  # a fan's side across its axis: one card's height, tilted a little
 INDEX_INSET_CM = 0.7  # an index centre from its card's side edge
 MIN_STRIP_CM = 0.9  # narrower unexplained stretches are slack in the geometry

@@ -29,10 +29,8 @@ import numpy as np
 
 from chaodipi.config import TableGeometry, ZoneConfig
 from vision.events import KittyEvent, PlayEvent, TrickClearedEvent
-from vision.zones import SEATS, Zones, inward, right_of
+from vision.zones import CARD_H_CM, SEATS, Zones, inward, right_of
 
-CARD_W_CM = 6.3
-CARD_H_CM = 8.8
 DEFAULT_GAP_S = 3.0
 """Record seconds between plays that carry no time."""
 

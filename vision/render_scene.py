@@ -41,9 +41,9 @@ from vision.faces import (
     random_style,
     render_procedural,
 )
-from vision.render_plan import CARD_H_CM, CARD_W_CM, Placement
+from vision.render_plan import Placement
 from vision.synth import card_affine, smooth_noise
-from vision.zones import inward, right_of
+from vision.zones import CARD_H_CM, CARD_W_CM, inward, right_of
 
 FILL = 0.94  # table side / shorter image side
 RIM_CM = 3.0  # wooden rim drawn around the marked table top

@@ -63,7 +63,15 @@ from vision.classes import JOKERS
 from vision.crops import ReadingSource
 from vision.fan_strips import hidden_jokers
 from vision.grouping import BoxLike, CardSighting, group_cards
-from vision.zones import CENTRE, READING_MARGIN_CM, SEATS, Zones, right_of
+from vision.zones import (
+    CARD_H_CM,
+    CARD_W_CM,
+    CENTRE,
+    READING_MARGIN_CM,
+    SEATS,
+    Zones,
+    right_of,
+)
 
 ZONE_NAMES: tuple[str, ...] = (*SEATS, CENTRE)
 PX_PER_CM = 10.0
@@ -71,7 +79,7 @@ THUMB_PX_PER_CM = 3.0
 CHANGE_THRESHOLD = 25  # grey levels
 MIN_CHANGED_CM2 = 1.0  # a fanned card's new strip is ≥ 1.3 × 8 cm
 MAX_READS = 2  # one is too few: the sweep and the next lead outran it (replay-eval 98.6 → 20.9 %)
-CARD_AREA_CM2 = 6.3 * 8.8
+CARD_AREA_CM2 = CARD_W_CM * CARD_H_CM
 JOKER_READ_CONF = 0.9
 JOKER_SPAN_CM = (7.0, 9.6)  # one card's box, short and long side, with a little slack
 

@@ -28,6 +28,9 @@ Point = tuple[float, float]
 Polygon = tuple[Point, ...]
 T = TypeVar("T")
 
+CARD_W_CM = 6.3  # a playing card (poker size), as it lies on the table
+CARD_H_CM = 8.8
+
 READING_MARGIN_CM = 5.0
 """How far past the zones a card may reach and still be read: about half a card's height."""
 
