@@ -38,8 +38,11 @@ shadow) of one card's size (its box ``CARD_AREA_CM2`` × 0.5–2.2) that holds n
 found is read whole by the classifier and kept as a joker when it reads ``BJ``/``SJ`` at
 ``JOKER_READ_CONF`` or more (any other read is dropped: it is a card the localiser missed, better
 unseen than guessed); a joker read whole and a part of it the localiser boxed (a line-art
-joker's edge may lie off the paper's blob) are one joker (:func:`one_joker_each`). On a cloth as
-light as the cards nothing is brighter: no such help there.
+joker's edge may lie off the paper's blob) are one joker (:func:`one_joker_each`). A joker under
+the next card of a fan shows only a strip: on a seat's zone the ends of a fan that no card read
+explains are read by :mod:`vision.fan_strips` (the localiser's unsure index boxes passed along,
+so an index card read unsurely is not taken for a joker). On a cloth as light as the cards
+nothing is brighter: no such help there.
 
 A zone that changed without the reader seeing it change cannot keep a stale read for long:
 every read's thumbnail is compared with the current one, so slow drift (light) accumulates
