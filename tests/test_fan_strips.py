@@ -127,6 +127,14 @@ def test_a_joker_read_by_a_part_of_its_picture_explains_every_place_it_could_lie
     assert jokers(view, [CardSighting("BJ", [part], 0.95)]) == []
 
 
+def test_a_joker_read_whole_from_a_fans_blob_is_its_top_card_only() -> None:
+    # A pair of small jokers read whole from the paper's blob: the box holds both cards, and
+    # the strip of the one under it is the second joker.
+    view, (under, top) = draw_fan(["lines", "lines"])
+    fan_box = (float(under), float(TOP), float(top + W), float(TOP + H))
+    assert jokers(view, [CardSighting("SJ", [fan_box], 0.95)]) == ["SJ"]
+
+
 def test_a_blob_that_is_not_one_card_high_is_no_fan() -> None:
     view = np.full((300, 400, 3), CLOTH, np.uint8)
     cv2.rectangle(view, (50, 100), (350, 130), (245, 245, 245), cv2.FILLED)  # a white sleeve

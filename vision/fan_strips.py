@@ -50,6 +50,8 @@ from vision.zones import CARD_H_CM, CARD_W_CM
 FAN_HEIGHT_CM = (7.3, 10.8)  # a fan's side across its axis: one card's height, tilted a little
 INDEX_INSET_CM = 0.7  # an index centre from its card's side edge
 MIN_STRIP_CM = 0.9  # narrower unexplained stretches are slack in the geometry
+WHOLE_CARD_CM = 3.0  # a box this wide both ways is a card boxed whole, not an index …
+WHOLE_JOKER_CM = 5.0  # … and a joker's, not a part of its picture (a collar 3.3 cm wide)
 DEFAULT_STEP_CM = 1.55
 STEP_RANGE_CM = (0.8, 4.0)  # read cards' left edges this far apart are fan neighbours
 EDGE_CM = 0.25  # paper eroded before looking at colour: a card's edge and shadow are grey
@@ -235,8 +237,15 @@ def _explained(
                 continue
             corners = np.array([(x0, y0), (x1, y0), (x0, y1), (x1, y1)]) / px_per_cm - centre
             u = corners @ along
-            if min(x1 - x0, y1 - y0) / px_per_cm > 3.0:  # a card boxed whole
-                spans.append((float(u.min()), float(u.max())))
+            short_side = min(x1 - x0, y1 - y0) / px_per_cm
+            if card.identity in JOKERS and short_side >= WHOLE_JOKER_CM:
+                # A joker boxed whole is the fan's top card at most (read whole from a blob,
+                # its box may hold the strips of cards under it): one card at the right end.
+                spans.append(
+                    (max(float(u.min()), float(u.max()) - CARD_W_CM - 0.3), float(u.max()))
+                )
+            elif short_side >= WHOLE_CARD_CM:
+                spans.append((float(u.min()), float(u.max())))  # a card boxed whole
             elif card.identity in JOKERS:
                 # A part of a picture, which part unknown: every place the card could lie.
                 spans.append((float(u.max()) - CARD_W_CM, float(u.min()) + CARD_W_CM))
