@@ -130,6 +130,7 @@ def unexplained_strips(
     paper = _sharpened(paper, view_bgr, px_per_cm)
     n, labels, stats, _ = cv2.connectedComponentsWithStats(paper)
     hsv = cv2.cvtColor(view_bgr, cv2.COLOR_BGR2HSV)
+    saturation, value = hsv[..., 1].astype(np.int32), hsv[..., 2].astype(np.int32)
     strips: list[Strip] = []
     for label in range(1, n):
         if stats[label, cv2.CC_STAT_AREA] < 0.4 * CARD_W_CM * CARD_H_CM * px_per_cm**2:
@@ -153,7 +154,7 @@ def unexplained_strips(
                 # Looked at short of its ends: the neighbour's colour bleeds over the edge.
                 inset = min(STRIP_INSET_CM, (u1 - u0) / 4)
                 looked = _rectangle(centre, along, across, u0 + inset, u1 - inset, breadth)
-                strips.append(_strip(polygon, looked * px_per_cm, inside, hsv))
+                strips.append(_strip(polygon, looked * px_per_cm, inside, saturation, value))
     return strips
 
 
@@ -284,15 +285,20 @@ def _gaps(spans: list[tuple[float, float]], start: float, end: float) -> list[tu
     return gaps
 
 
-def _strip(polygon: np.ndarray, looked: np.ndarray, paper: np.ndarray, hsv: np.ndarray) -> Strip:
+def _strip(
+    polygon: np.ndarray,
+    looked: np.ndarray,
+    paper: np.ndarray,
+    saturation: np.ndarray,
+    value: np.ndarray,
+) -> Strip:
     """The strip at ``polygon``: its share of coloured and of dark-inked pixels over its paper
-    inside ``looked``."""
+    inside ``looked`` (``saturation`` and ``value``: the view's HSV channels)."""
     region = np.zeros(paper.shape, np.uint8)
     cv2.fillPoly(region, [np.round(looked).astype(np.int32)], 255)
     on = (region > 0) & (paper > 0)
     if not on.any():
         return Strip(polygon, 0.0, 0.0)
-    saturation, value = hsv[..., 1].astype(np.int32), hsv[..., 2].astype(np.int32)
     white = float(np.percentile(value[on], 90))
     coloured = on & (saturation > 80) & (value > 60)
     inked = on & ~coloured & (value < white - INK_BELOW_WHITE)
