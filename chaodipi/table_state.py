@@ -31,7 +31,7 @@ from typing import Any
 
 from chaodipi.hand_fold import DECISIONS, HandFold, Scored
 from chaodipi.store import StoredEvent
-from engine.audit import AuditReport
+from engine.audit import AuditReport, led_the_trick
 from engine.cards import SUITS, other_side, points_of, side_of
 from engine.match import MatchError, MatchState
 from engine.profiles import get_profile
@@ -436,8 +436,8 @@ def _scored_hand(hand: HandFold, scored: Scored) -> dict[str, Any]:
     elif open_tricks:
         t = open_tricks[0]
         played = {p.seat for p in t.plays}
-        lead_seat = t.leader if t.leader in played or not t.plays else t.plays[0].seat
-        order = profile.seats_in_play_order(lead_seat)
+        lead_play = led_the_trick(profile, t.leader, t.plays)
+        order = profile.seats_in_play_order(t.leader if lead_play is None else lead_play.seat)
         current = {
             "number": t.number,
             "leader": t.leader,

@@ -155,6 +155,25 @@ class AuditReport:
         }
 
 
+def led_the_trick(profile: RuleProfile, leader: str, plays: Sequence[Play]) -> Play | None:
+    """The play the others followed. It is the rightful leader's, unless the first two plays
+    came from two other seats in turn: then the table went round from the first play (a lead
+    out of turn the others followed, or a trick whose rightful leader the record has wrong) and
+    the leader's cards, if any, were a follow. A lone seat playing before the leader only jumped
+    the gun."""
+    if not plays:
+        return None
+    seats = [pl.seat for pl in plays]
+    went_round = (
+        len(seats) >= 2
+        and leader not in seats[:2]
+        and profile.seats_in_play_order(seats[0])[1] == seats[1]
+    )
+    if leader in seats and not went_round:
+        return plays[seats.index(leader)]
+    return plays[0]
+
+
 class _Auditor:
     def __init__(self, record: HandRecord) -> None:
         self.record = record
@@ -168,6 +187,7 @@ class _Auditor:
         self.tricks: list[TrickAudit] = []
         # plays[t][seat] for complete or partial tricks, t 0-based
         self.by_seat: list[dict[str, tuple[str, ...]]] = []
+        self.lead_seats: list[str] = []  # per trick, the seat whose cards the others followed
 
     # ----- helpers -------------------------------------------------------------------------
     def flag(
@@ -194,15 +214,17 @@ class _Auditor:
         prev_t = self.record.kitty_buried_t
         self.check_bury_time()
         for number, plays in enumerate(self.record.tricks, start=1):
+            lead_play = led_the_trick(p, leader, plays)
+            rotation = p.seats_in_play_order(leader if lead_play is None else lead_play.seat)
             seen: set[str] = set()
-            rotation = p.seats_in_play_order(leader)
             for play in plays:
                 if play.seat in seen:
                     raise RecordError(
                         f"trick {number}: seat {play.seat} plays twice; record one play per seat"
                     )
                 expected = next(s for s in rotation if s not in seen)
-                if play.seat != expected:
+                if play.seat != leader and (play is lead_play or play.seat != expected):
+                    before = leader if play is lead_play else expected
                     self.flag(
                         "out_of_turn",
                         play.seat,
@@ -210,18 +232,19 @@ class _Auditor:
                         play.cards,
                         p.penalty_out_of_turn_per_card * len(play.cards),
                         f"trick {number}: {play.seat} played {' '.join(play.cards)} before "
-                        f"{expected}, whose turn it was (order {'→'.join(rotation)}, "
-                        f"led by {leader}) · 越序出牌",
+                        f"{before}, whose turn it was (order {'→'.join(rotation)}, "
+                        f"{leader} to lead) · 越序出牌",
                     )
                 seen.add(play.seat)
                 prev_t = self.check_play_time(number, play, prev_t)
-            lead_play = next((pl for pl in plays if pl.seat == leader), plays[0] if plays else None)
             if lead_play is None:
                 self.by_seat.append({})
+                self.lead_seats.append(leader)
                 self.tricks.append(
                     TrickAudit(number, leader, plays, Lead((), None, ()), False, None, 0)
                 )
                 continue
+            self.lead_seats.append(lead_play.seat)
             rot = p.seats_in_play_order(lead_play.seat)
             ordered = sorted(plays, key=lambda pl: rot.index(pl.seat))
             lead = read_lead(self.order, lead_play.cards)
@@ -365,9 +388,7 @@ class _Auditor:
                 self.check_throw(t, held)
 
     def lead_seat(self, t: int) -> str:
-        trick = self.tricks[t]
-        plays = self.by_seat[t]
-        return trick.leader if trick.leader in plays else trick.plays[0].seat
+        return self.lead_seats[t]
 
     def report_follow(self, t: int, seat: str, cards: tuple[str, ...], v: FollowViolation) -> None:
         p = self.profile

@@ -164,7 +164,12 @@ KNOB_DOCS: dict[str, str] = {
     "“A”在内，不扣到底」).",
     "defender_win_demotes_declarer": "When defenders take over, the old declarer also drops a "
     "level per 10 above turnover (NT/B 「降一級」 reading; off by default, VARIANTS §11.3).",
-    "penalty_out_of_turn_per_card": "Points per card played out of turn.",
+    "penalty_out_of_turn_per_card": "Points per card played out of turn. Reading: 「非本輪首先出牌方"
+    "在上家牌未著桌前搶先出牌為越序出牌」 000 L15 — only a seat other than the rightful leader "
+    "that plays before the seat before it in the trick; a lead out of turn that the next seat "
+    "follows is one infraction (its own cards) and the trick goes on from it, so the seats that "
+    "followed it in turn are not out of turn and the leader's later cards are a follow. A lone "
+    "seat playing before the leader only jumped the gun: the leader's cards stay the lead.",
     "penalty_revoke_per_card": "Points per card of a revoke (吃苍蝇/跟错牌) found within "
     "hidden_card_after_tricks tricks.",
     "revoke_cannot_win": "A revoking play cannot win its trick (HF 「並且不能為大」, NT "

@@ -65,6 +65,24 @@ def test_the_next_trick_is_led_by_the_winner_of_the_last() -> None:
     assert kinds(report) == [("out_of_turn", "S", 2)]
 
 
+def test_a_lead_out_of_turn_that_the_table_follows_is_one_infraction_and_leads_the_trick() -> None:
+    # 「非本輪首先出牌方在上家牌未著桌前搶先出牌為越序出牌」 000 L15: only the seat that played
+    # before its 上家. W won trick 1, but N led trick 2 and E, S followed in turn: N alone is out
+    # of turn, N's 5D is the lead, and W's club (last) was a follow, not a lead.
+    report = run(["S:KS W:AS N:3S E:4S", "N:5D E:3D S:4D W:3C"])
+    assert kinds(report) == [("out_of_turn", "N", 2)]
+    assert report.tricks[1].winner == "N"
+    assert report.tricks[1].lead.cards == ("5D",)
+
+
+def test_a_seat_jumping_the_gun_is_out_of_turn_and_the_leader_still_leads() -> None:
+    # W won trick 1 and leads trick 2; E's card touched the table first. W's 5D is the lead.
+    report = run(["S:KS W:AS N:3S E:4S", "E:6D W:5D N:7D S:4D"])
+    assert kinds(report) == [("out_of_turn", "E", 2)]
+    assert report.tricks[1].lead.cards == ("5D",)
+    assert report.tricks[1].winner == "N"
+
+
 def test_a_play_over_15_seconds_is_overtime() -> None:
     # VARIANTS.md L33 play_time_limit_s 15 s: 「各选手出牌时间不得超过15秒」 002 L32
     t = trick("S:KS W:AS N:3S E:4S", times=[50.0, 60.0, 76.5, 80.0])
