@@ -233,3 +233,14 @@ def test_a_fanned_pair_keeps_both_copies_beside_the_top_cards_corner() -> None:
     under = (x1 - 28, y1, x2 - 28, y2)
     cards = group_cards([det("AH", top_left), det("AH", bottom_right), det("AH", under)])
     assert sorted(len(c.boxes) for c in cards) == [1, 2]
+
+
+def test_corners_read_one_part_apart_are_settled_by_all_their_reads_when_pooled() -> None:
+    # One corner read QC (0.93) now, but its card's two corners have read 10C more over the
+    # reads before (vision.index_tracks pools them): the card is 10C.
+    a, b = corners(0, 0)
+    pooled = {a: {"QC": 0.93 * 3, "10C": 0.8 * 2}, b: {"10C": 0.8 * 5}}
+    cards = group_cards([det("QC", a, 0.93), det("10C", b, 0.8)], pooled=pooled)
+    assert [(c.identity, c.also_read) for c in cards] == [("10C", "QC")]
+    unpooled = group_cards([det("QC", a, 0.93), det("10C", b, 0.8)])
+    assert [(c.identity, c.also_read) for c in unpooled] == [("QC", "10C")]

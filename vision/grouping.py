@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -276,10 +276,14 @@ def group_cards(
     max_ratio: float = MAX_RATIO,
     best_ratio: float = BEST_RATIO,
     max_copies: int = MAX_COPIES,
+    pooled: Mapping[Box, Mapping[str, float]] | None = None,
 ) -> list[CardSighting]:
     """Group corner-index detections into physical cards.
 
     Sorted by class order (``2S`` … ``SJ``; unknown identities last), then left to right.
+    ``pooled`` (box → summed confidence per identity over the reads of that index, from
+    :mod:`vision.index_tracks`) settles two corners of one card read differently by all their
+    reads; without it the surer read of this one stands.
     """
     by_identity: dict[str, list[tuple[Box, float]]] = {}
     for d in _one_read_per_corner(detections):
@@ -296,7 +300,7 @@ def group_cards(
             sightings.append(
                 CardSighting(identity, [b for b, _ in members], card.confidence, ambiguous)
             )
-    sightings = _join_misread_corners(sightings, min_ratio, max_ratio, best_ratio)
+    sightings = _join_misread_corners(sightings, min_ratio, max_ratio, best_ratio, pooled)
     sightings = _drop_faces_of_whole_cards(sightings)
     sightings.sort(
         key=lambda s: (CLASS_ID.get(s.identity, len(CLASS_ID)), s.identity, s.boxes[0][:2])
@@ -335,7 +339,11 @@ def _one_part_apart(a: str, b: str) -> bool:
 
 
 def _join_misread_corners(
-    sightings: list[CardSighting], min_ratio: float, max_ratio: float, best_ratio: float
+    sightings: list[CardSighting],
+    min_ratio: float,
+    max_ratio: float,
+    best_ratio: float,
+    pooled: Mapping[Box, Mapping[str, float]] | None = None,
 ) -> list[CardSighting]:
     """Lone corners read one part apart at one card's corner distance → one card (module doc)."""
     lone = [i for i, s in enumerate(sightings) if len(s.boxes) == 1]
@@ -354,7 +362,15 @@ def _join_misread_corners(
         if i in used or j in used:
             continue
         used.update((i, j))
-        sure, other = sorted((sightings[i], sightings[j]), key=lambda s: -s.confidence)
+        pair = (sightings[i], sightings[j])
+        if pooled is not None:
+            boxes = [*pair[0].boxes, *pair[1].boxes]
+            read = {
+                s.identity: sum(pooled.get(b, {}).get(s.identity, 0.0) for b in boxes) for s in pair
+            }
+            sure, other = sorted(pair, key=lambda s: (-read[s.identity], -s.confidence))
+        else:
+            sure, other = sorted(pair, key=lambda s: -s.confidence)
         boxes = sorted(sure.boxes + other.boxes, key=lambda b: (b[0], b[1]))
         joined.append(
             CardSighting(sure.identity, boxes, sure.confidence, sure.ambiguous, other.identity)

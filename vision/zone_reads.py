@@ -66,6 +66,7 @@ from vision.classes import JOKERS
 from vision.crops import ReadingSource
 from vision.fan_strips import hidden_jokers
 from vision.grouping import BoxLike, CardSighting, group_cards
+from vision.index_tracks import IndexTracks
 from vision.zones import (
     CARD_H_CM,
     CARD_W_CM,
@@ -220,6 +221,7 @@ class ZoneReader:
         # Reads a lone card-sized blob whole (the detector's own classifier by default).
         self.whole_card_reader = whole_card_reader or getattr(detector, "classifier", None)
         self._memo = {name: _Memo() for name in ZONE_NAMES}
+        self._tracks = {name: IndexTracks(px_per_cm) for name in ZONE_NAMES}
 
     def read(
         self,
@@ -247,6 +249,7 @@ class ZoneReader:
                         unconfirmed.append((name, thumb))
                 elif memo.empty_thumb is not None and not self._differs(thumb, memo.empty_thumb):
                     memo.thumb, memo.cards, memo.confirmed = thumb, [], True
+                    self._tracks[name].clear()
                     kept.append(name)
                 else:
                     changed.append((name, thumb))
@@ -311,9 +314,11 @@ class ZoneReader:
                 view, tiles=1, source=source if reads_source else None, native=True, unread=unread
             )
         with timer("zones"):
+            detections, pooled = self._tracks[name].pool(view, detections)
             cards = []
             centres = []  # every card found in the view, in view pixels, whichever zone
-            for card in one_joker_each(group_cards(detections), self.px_per_cm):
+            grouped = group_cards(detections, pooled=pooled)
+            for card in one_joker_each(grouped, self.px_per_cm):
                 centres.append(card.centre)
                 if self._holds(name, *card.centre):
                     cards.append(card)

@@ -1,0 +1,129 @@
+"""Index tracks: one corner index seen read after read at one place of a zone, its reads pooled.
+
+A zone's view is the same table rectangle at the same scale on every read, so a card lying
+still shows each corner index at the same view pixels read after read. The classifier's reading
+of an unseen deck's index can waver between two look-alikes from one read to the next (the
+held-out deck's "10" reads Q at one corner in about half the reads: the tracker then sees the
+play flicker between 10C and QC and accepts whichever is read three times running). This module
+owns the memory that settles it: per zone, a *track* per index place (a localised box within
+``MATCH_CM`` of the last one, of the same size, looking the same: normalised correlation of the
+grey patches ≥ ``SAME_LOOK``), holding the summed confidence of each identity it was read as.
+
+* Each box is read as its track's best identity so far (its confidence the mean over the
+  track's reads, a read of another identity counting 0), so a wavering corner stops wavering.
+* Two corners of one card read differently are settled by both tracks' evidence together
+  (:func:`vision.grouping.group_cards` ``pooled=``): the card is the identity with more summed
+  confidence over all of its reads at both corners.
+* A track ends when a read does not find its index (the card went, or a hand or another card
+  covers it), so a new card laid where an old one lay starts afresh; the patch check keeps a card
+  that lands within a few millimetres of a swept one from inheriting its reads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from vision.detector import Detection
+from vision.grouping import Box, BoxLike
+
+MATCH_CM = 0.35  # box centres this close on consecutive reads: the same index place
+SIZE_RATIO = 1.3  # … and box sides within this ratio
+SAME_LOOK = 0.75  # … and grey patches correlating at least this much
+PATCH_PX = 16
+
+
+@dataclass
+class _Track:
+    centre: tuple[float, float]
+    size: tuple[float, float]
+    patch: np.ndarray
+    votes: dict[str, float] = field(default_factory=dict)
+    reads: int = 0
+
+    def best(self) -> tuple[str, float]:
+        identity, total = max(self.votes.items(), key=lambda kv: (kv[1], kv[0]))
+        return identity, total / self.reads
+
+
+def _patch(view: np.ndarray, box: Box) -> np.ndarray | None:
+    h, w = view.shape[:2]
+    x0, y0 = max(0, int(box[0])), max(0, int(box[1]))
+    x1, y1 = min(w, int(np.ceil(box[2]))), min(h, int(np.ceil(box[3])))
+    if x1 - x0 < 2 or y1 - y0 < 2:
+        return None
+    grey = view[y0:y1, x0:x1]
+    if grey.ndim == 3:
+        grey = cv2.cvtColor(grey, cv2.COLOR_BGR2GRAY)
+    small = cv2.resize(grey, (PATCH_PX, PATCH_PX), interpolation=cv2.INTER_AREA).astype(np.float32)
+    small -= small.mean()
+    norm = float(np.linalg.norm(small))
+    return small / norm if norm > 1e-6 else None
+
+
+class IndexTracks:
+    """The index tracks of one zone (see the module docstring)."""
+
+    def __init__(self, px_per_cm: float) -> None:
+        self.match_px = MATCH_CM * px_per_cm
+        self._tracks: list[_Track] = []
+
+    def clear(self) -> None:
+        self._tracks = []
+
+    def pool(
+        self, view: np.ndarray, detections: Sequence[BoxLike]
+    ) -> tuple[list[Detection], dict[Box, dict[str, float]]]:
+        """This read's detections, each read as its track's best identity so far, and each
+        box's pooled votes (for settling two corners read differently)."""
+        tracks: list[_Track] = []
+        free = list(self._tracks)
+        pooled_detections: list[Detection] = []
+        votes: dict[Box, dict[str, float]] = {}
+        for d in detections:
+            patch = _patch(view, d.box)
+            centre = ((d.box[0] + d.box[2]) / 2, (d.box[1] + d.box[3]) / 2)
+            size = (d.box[2] - d.box[0], d.box[3] - d.box[1])
+            if patch is None:  # too small to compare: read as it is, remembered by no track
+                track = _Track(centre, size, np.zeros(0))
+            else:
+                found = self._match(free, centre, size, patch)
+                if found is None:
+                    track = _Track(centre, size, patch)
+                else:
+                    free.remove(found)
+                    track = found
+                    track.centre, track.size, track.patch = centre, size, patch
+                tracks.append(track)
+            track.votes[d.identity] = track.votes.get(d.identity, 0.0) + d.confidence
+            track.reads += 1
+            identity, confidence = track.best()
+            pooled_detections.append(Detection(identity, d.box, confidence))
+            votes[d.box] = track.votes
+        self._tracks = tracks
+        return pooled_detections, votes
+
+    def _match(
+        self,
+        free: Sequence[_Track],
+        centre: tuple[float, float],
+        size: tuple[float, float],
+        patch: np.ndarray,
+    ) -> _Track | None:
+        best: tuple[float, _Track] | None = None
+        for track in free:
+            distance = float(np.hypot(centre[0] - track.centre[0], centre[1] - track.centre[1]))
+            if distance > self.match_px or track.patch.shape != patch.shape:
+                continue
+            if any(
+                max(a, b) > SIZE_RATIO * min(a, b) for a, b in zip(size, track.size, strict=True)
+            ):
+                continue
+            if float((patch * track.patch).sum()) < SAME_LOOK:
+                continue
+            if best is None or distance < best[0]:
+                best = (distance, track)
+        return None if best is None else best[1]
