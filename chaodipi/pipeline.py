@@ -71,7 +71,7 @@ from vision.crops import ReadingSource
 from vision.events import Event, EventLog, PlayEvent, RecognitionConflictEvent
 from vision.game_feed import GameFeed
 from vision.grouping import BoxLike, CardSighting, group_cards
-from vision.motion import OCCLUDED_FRACTION, MotionGate, MotionState
+from vision.motion import MOVING_FRACTION, OCCLUDED_FRACTION, MotionGate, MotionState
 from vision.tracking import KITTY_ZONE, PlayTracker
 from vision.zone_reads import MAX_READS, NativeDetector, ZoneReader
 from vision.zones import Zones
@@ -475,6 +475,7 @@ class TablePipeline:
             frame.t,
             skip=for_tracker.occluded_zones,
             timed=self._timed,
+            still=self._still_zones(motion),
         )
         unseen = for_tracker.occluded_zones | set(reads.unread)
         return self._observe(frame, reads.cards, replace(for_tracker, occluded_zones=unseen))
@@ -492,6 +493,13 @@ class TablePipeline:
         with self._timed("track"):
             events = self.tracker.observe(frame.t, seen, motion, str(frame.index))
         return self._take(events)
+
+    @staticmethod
+    def _still_zones(motion: MotionState) -> set[str] | None:
+        """Zones with no motion in them (None: the gate measured no zones, take all as still)."""
+        if not motion.zone_fractions:
+            return None
+        return {z for z, f in motion.zone_fractions.items() if f <= MOVING_FRACTION}
 
     def _for_tracker(self, motion: MotionState) -> MotionState:
         """The motion the tracker sees: with ``zone_motion``, a zone is blocked only by motion

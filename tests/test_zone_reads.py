@@ -203,3 +203,18 @@ def test_a_joker_boxed_by_halves_is_one_joker_but_a_fanned_pair_stays_two() -> N
         CardSighting("BJ", [(113.0, 100.0, 176.0, 188.0)], 0.99),
     ]
     assert len(one_joker_each(pair, 10.0)) == 2
+
+
+def test_an_empty_look_is_learnt_only_while_nothing_moves_in_the_zone() -> None:
+    """A hand carrying a joker in shows no card yet; had its paper been learnt as the cloth,
+    the joker would be no brighter than the "empty" zone when it lands."""
+    joker = WholeCardReads(("BJ", 0.99))
+    zr, _ = reader(whole=joker)
+    settled(zr)
+    carried = table()
+    carried[274:288, 167:192] = 200  # a band of the joker under the hand: less than a card
+    busy = {"N", "E", "W", "centre"}  # motion in S only
+    zr.read(carried, CALIBRATION, 0.5, still=busy)
+    zr.read(carried, CALIBRATION, 0.75, still=busy)
+    landed = picture_card(table(), *S_PLAY)
+    assert seen(zr.read(landed, CALIBRATION, 1.0).cards) == {"S": ["BJ"]}

@@ -230,8 +230,12 @@ class ZoneReader:
         t: float,
         skip: Collection[str] = (),
         timed: Timer | None = None,
+        still: Collection[str] | None = None,
     ) -> ZoneReads:
-        """The cards in every zone of the camera frame ``image_bgr`` taken at ``t``."""
+        """The cards in every zone of the camera frame ``image_bgr`` taken at ``t``. ``still``
+        (default: every zone) names the zones nothing moved in: only there may an empty read
+        become the zone's empty look (a hand carrying cards in shows no card yet, but its
+        cards' paper would be learnt as the cloth)."""
         timer: Timer = timed or (lambda _stage: nullcontext())
         kept: list[str] = []
         changed: list[tuple[str, np.ndarray]] = []
@@ -272,7 +276,8 @@ class ZoneReader:
             clean_empty = not memo.cards and not unexplained and memo.empty_thumb is not None
             memo.confirmed = agreed or clean_empty
             memo.thumb, memo.read_t = thumb, t
-            if memo.confirmed and not memo.cards and not unexplained:
+            quiet = still is None or name in still
+            if memo.confirmed and not memo.cards and not unexplained and quiet:
                 # Never "empty" with a card-sized blob on it: that read missed a card.
                 memo.empty_thumb = thumb
         unread = [name for name in ZONE_NAMES if name in skip] + [name for name, _ in later]
