@@ -145,6 +145,19 @@ def test_a_lone_card_no_index_explains_is_read_whole_and_kept_only_as_a_joker() 
     assert seen(zr.read(picture_card(table(), *S_PLAY), CALIBRATION, 0.5).cards) == {}
 
 
+def test_a_lone_blob_with_no_index_on_it_is_a_joker_from_a_less_sure_read() -> None:
+    """An index card lying alone shows two indices; a blob the localiser found none on is a
+    joker when the whole read says so at LONE_JOKER_CONF, not only at JOKER_READ_CONF."""
+    fairly_sure = WholeCardReads(("BJ", 0.7))
+    zr, _ = reader(whole=fairly_sure)
+    settled(zr)
+    assert seen(zr.read(picture_card(table(), *S_PLAY), CALIBRATION, 0.5).cards) == {"S": ["BJ"]}
+    unsure = WholeCardReads(("BJ", 0.5))
+    zr, _ = reader(whole=unsure)
+    settled(zr)
+    assert seen(zr.read(picture_card(table(), *S_PLAY), CALIBRATION, 0.5).cards) == {}
+
+
 def test_a_joker_read_whole_and_the_part_of_it_the_localiser_boxed_are_one_joker() -> None:
     """The part lies just off the card's blob (its centre outside it), so the blob is read
     whole as well: one joker, not two."""

@@ -36,13 +36,15 @@ it; yet it is the card that wins a trick. So when a zone is read, its thumbnail 
 the zone's last confirmed *empty* thumbnail: a blob there *brighter* than it (card paper, not a
 shadow) of one card's size (its box ``CARD_AREA_CM2`` × 0.5–2.2) that holds no card the read
 found is read whole by the classifier and kept as a joker when it reads ``BJ``/``SJ`` at
-``JOKER_READ_CONF`` or more (any other read is dropped: it is a card the localiser missed, better
-unseen than guessed); a joker read whole and a part of it the localiser boxed (a line-art
-joker's edge may lie off the paper's blob) are one joker (:func:`one_joker_each`). A joker under
-the next card of a fan shows only a strip: on a seat's zone the ends of a fan that no card read
-explains are read by :mod:`vision.fan_strips` (the localiser's unsure index boxes passed along,
-so an index card read unsurely is not taken for a joker). On a cloth as light as the cards
-nothing is brighter: no such help there.
+``JOKER_READ_CONF`` or more — ``LONE_JOKER_CONF`` when the localiser boxed no index-sized
+box on it at all, not even one it could not read (an index card lying alone shows two; a
+held-out BJ read whole at 0.89 had been dropped) — any other read is dropped: it is a card the
+localiser missed, better unseen than guessed; a joker read whole and a part of it the
+localiser boxed (a line-art joker's edge may lie off the paper's blob) are one joker
+(:func:`one_joker_each`). A joker under the next card of a fan shows only a strip: on a seat's
+zone the ends of a fan that no card read explains are read by :mod:`vision.fan_strips` (the
+localiser's unsure index boxes passed along, so an index card read unsurely is not taken for a
+joker). On a cloth as light as the cards nothing is brighter: no such help there.
 
 A zone that changed without the reader seeing it change cannot keep a stale read for long:
 every read's thumbnail is compared with the current one, so slow drift (light) accumulates
@@ -85,6 +87,8 @@ MIN_CHANGED_CM2 = 1.0  # a fanned card's new strip is ≥ 1.3 × 8 cm
 MAX_READS = 2  # one is too few: the sweep and the next lead outran it (replay-eval 98.6 → 20.9 %)
 CARD_AREA_CM2 = CARD_W_CM * CARD_H_CM
 JOKER_READ_CONF = 0.9
+LONE_JOKER_CONF = 0.6  # … a blob with no index box on it at all (an index card shows two)
+INDEX_MAX_CM = 3.0  # a corner index's box is about 1.1 × 2.1 cm; a bigger box is no index
 JOKER_SPAN_CM = (7.0, 9.6)  # one card's box, short and long side, with a little slack
 
 Rect = tuple[float, float, float, float]  # x0, y0, x1, y1 in table cm
@@ -181,6 +185,12 @@ def one_joker_each(cards: Sequence[CardSighting], px_per_cm: float) -> list[Card
                 merged = True
                 break
     return out
+
+
+def _inside(box: Box, outer: Box) -> bool:
+    """Whether ``box``'s centre lies in ``outer``."""
+    x, y = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    return outer[0] <= x <= outer[2] and outer[1] <= y <= outer[3]
 
 
 def _identities(cards: Sequence[CardSighting]) -> list[str]:
@@ -338,7 +348,11 @@ class ZoneReader:
             whole = [
                 CardSighting(identity, [box], prob)
                 for box, (identity, prob) in zip(unexplained, reads, strict=True)
-                if identity in JOKERS and prob >= JOKER_READ_CONF
+                if identity in JOKERS
+                and (
+                    prob >= JOKER_READ_CONF
+                    or (prob >= LONE_JOKER_CONF and not self._index_on(box, unread))
+                )
             ]
             # A joker the localiser boxed only in part, its part off the paper's blob (a
             # line-art joker's edge is no brighter than the cloth), is that same joker.
@@ -348,6 +362,12 @@ class ZoneReader:
                 fan_right = right_of(name)
                 cards += hidden_jokers(paper, view, cards, unread, fan_right, self.px_per_cm)
         return cards, unexplained
+
+    def _index_on(self, blob: Box, unread: Sequence[Box]) -> bool:
+        """Whether an index-sized box the localiser was sure of lies on ``blob`` (a bigger box
+        is a part of a picture, not an index)."""
+        most = INDEX_MAX_CM * self.px_per_cm
+        return any(_inside(u, blob) and max(u[2] - u[0], u[3] - u[1]) <= most for u in unread)
 
     def _paper(self, thumb: np.ndarray, empty: np.ndarray) -> np.ndarray:
         """Thumbnail pixels brighter than the zone's empty look: a card's paper, not its
