@@ -244,3 +244,12 @@ def test_corners_read_one_part_apart_are_settled_by_all_their_reads_when_pooled(
     assert [(c.identity, c.also_read) for c in cards] == [("10C", "QC")]
     unpooled = group_cards([det("QC", a, 0.93), det("10C", b, 0.8)])
     assert [(c.identity, c.also_read) for c in unpooled] == [("QC", "10C")]
+
+
+def test_a_narrow_box_straddling_an_index_and_its_neighbours_edge_repeats_that_index() -> None:
+    # Replay footage (hand 1007): a 5C at the right of a fan boxed whole (1.0 cm) and again by
+    # a 0.8 cm box overlapping it and the KC beside it, 0.7 cm away: one 5C, not a pair.
+    kc = det("KC", (299.0, 156.0, 311.0, 176.0), 0.99)
+    five = det("5C", (316.0, 155.0, 326.0, 175.0), 1.0)
+    straddling = det("5C", (310.0, 155.0, 318.0, 175.0), 0.72)
+    assert shapes(group_cards([kc, five, straddling])) == [("5C", 1), ("KC", 1)]

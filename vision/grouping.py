@@ -47,6 +47,7 @@ MAX_RATIO = 9.0  # … largest plausible
 BEST_RATIO = 5.5  # … most typical (ranks the candidate pairs)
 MAX_SIZE_RATIO = 2.0  # the two corners of one card have similar index sizes
 DUPLICATE_IOU = 0.3  # boxes overlapping this much are the same corner seen twice
+DUPLICATE_SIDES = 0.75  # … and so are boxes whose centres are this close, in short sides
 PART_INSIDE = 0.5  # a box this much inside one of twice its area or more is a part of it
 FACE_SLOPE = 0.85  # a whole card's face: off its corner-to-corner line ≤ this × the nearer end
 FACE_SPAN = (0.2, 0.8)  # … along the middle of that line only
@@ -155,9 +156,11 @@ def _join_parts(boxes: list[tuple[Box, float]]) -> list[tuple[Box, float]]:
 
 def is_duplicate(a: Box, b: Box, duplicate_iou: float = DUPLICATE_IOU) -> bool:
     """Whether two boxes are one corner seen twice (overlapping, or centres very close: within
-    half the boxes' shorter side — a fan's next index lies about one short side away)."""
+    ``DUPLICATE_SIDES`` of the wider box's short side — a fan's next index lies about one short
+    side away, and a box that straddles an index and its neighbour's edge is narrower than the
+    index it repeats)."""
     (ax, ay), (bx, by) = _centre(a), _centre(b)
-    close = math.hypot(ax - bx, ay - by) < 0.5 * min(_short_side(a), _short_side(b))
+    close = math.hypot(ax - bx, ay - by) < DUPLICATE_SIDES * max(_short_side(a), _short_side(b))
     return close or iou(a, b) >= duplicate_iou
 
 
@@ -228,6 +231,22 @@ def _gap(a: _Card, b: _Card) -> float:
     return best
 
 
+def _without_duplicates(boxes: list[tuple[Box, float]]) -> list[tuple[Box, float]]:
+    """Near-duplicates folded (the same corner seen twice): while any two boxes are duplicates,
+    the box that duplicates the most others goes (a box the localiser put between two fanned
+    copies duplicates both), the less sure one first."""
+    kept = list(boxes)
+    while True:
+        links = [
+            sum(is_duplicate(box, other) for j, (other, _) in enumerate(kept) if j != i)
+            for i, (box, _) in enumerate(kept)
+        ]
+        if not any(links):
+            return kept
+        worst = max(range(len(kept)), key=lambda i: (links[i], -kept[i][1]))
+        del kept[worst]
+
+
 def _group_one(
     boxes: list[tuple[Box, float]],
     min_ratio: float,
@@ -235,12 +254,7 @@ def _group_one(
     best_ratio: float,
     max_copies: int,
 ) -> tuple[list[_Card], bool]:
-    # Fold near-duplicates into the better box (the same corner seen twice).
-    boxes = sorted(boxes, key=lambda bc: -bc[1])
-    kept: list[tuple[Box, float]] = []
-    for box, conf in boxes:
-        if not any(is_duplicate(box, k) for k, _ in kept):
-            kept.append((box, conf))
+    kept = _without_duplicates(boxes)
     # Pair up greedily, best-fitting distance first.
     pairs: list[tuple[float, int, int]] = []
     for i in range(len(kept)):
