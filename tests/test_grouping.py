@@ -253,3 +253,20 @@ def test_a_narrow_box_straddling_an_index_and_its_neighbours_edge_repeats_that_i
     five = det("5C", (316.0, 155.0, 326.0, 175.0), 1.0)
     straddling = det("5C", (310.0, 155.0, 318.0, 175.0), 0.72)
     assert shapes(group_cards([kc, five, straddling])) == [("5C", 1), ("KC", 1)]
+
+
+def test_a_fans_next_index_read_as_another_identity_is_not_taken_for_a_duplicate() -> None:
+    # Replay footage (hand 3007): QH on KH turned sideways, 0.75 cm apart. The KH index under
+    # the QH is another card, not the QH's corner seen twice (only boxes read alike fold that
+    # far apart); with its other corner it is the whole KH.
+    qh = [
+        det("QH", (163.0, 220.0, 183.0, 230.0), 0.99),
+        det("QH", (164.0, 225.0, 184.0, 237.0), 0.91),
+    ]
+    kh = [
+        det("KH", (164.0, 233.0, 183.0, 244.0), 0.6),
+        det("KH", (102.0, 289.0, 121.0, 300.0), 0.97),
+    ]
+    cards = group_cards([*qh, *kh])
+    assert sorted(c.identity for c in cards) == ["KH", "QH"]
+    assert not any(c.also_read for c in cards)

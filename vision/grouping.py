@@ -156,12 +156,20 @@ def _join_parts(boxes: list[tuple[Box, float]]) -> list[tuple[Box, float]]:
 
 def is_duplicate(a: Box, b: Box, duplicate_iou: float = DUPLICATE_IOU) -> bool:
     """Whether two boxes are one corner seen twice (overlapping, or centres very close: within
-    ``DUPLICATE_SIDES`` of the wider box's short side — a fan's next index lies about one short
-    side away, and a box that straddles an index and its neighbour's edge is narrower than the
-    index it repeats)."""
+    half the boxes' shorter side — a fan's next index lies about one short side away)."""
+    (ax, ay), (bx, by) = _centre(a), _centre(b)
+    close = math.hypot(ax - bx, ay - by) < 0.5 * min(_short_side(a), _short_side(b))
+    return close or iou(a, b) >= duplicate_iou
+
+
+def _read_twice(a: Box, b: Box) -> bool:
+    """Whether two boxes *read as one identity* are one corner seen twice: duplicates, or
+    centres within ``DUPLICATE_SIDES`` of the wider box's short side (a box that straddles an
+    index and its neighbour's edge is narrower than the index it repeats). Boxes read as two
+    identities need the stricter :func:`is_duplicate`: a fan's next index may lie that close."""
     (ax, ay), (bx, by) = _centre(a), _centre(b)
     close = math.hypot(ax - bx, ay - by) < DUPLICATE_SIDES * max(_short_side(a), _short_side(b))
-    return close or iou(a, b) >= duplicate_iou
+    return close or is_duplicate(a, b)
 
 
 def _short_side(b: Box) -> float:
@@ -238,7 +246,7 @@ def _without_duplicates(boxes: list[tuple[Box, float]]) -> list[tuple[Box, float
     kept = list(boxes)
     while True:
         links = [
-            sum(is_duplicate(box, other) for j, (other, _) in enumerate(kept) if j != i)
+            sum(_read_twice(box, other) for j, (other, _) in enumerate(kept) if j != i)
             for i, (box, _) in enumerate(kept)
         ]
         if not any(links):
