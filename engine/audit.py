@@ -215,16 +215,14 @@ class _Auditor:
         self.check_bury_time()
         for number, plays in enumerate(self.record.tricks, start=1):
             lead_play = led_the_trick(p, leader, plays)
-            rotation = p.seats_in_play_order(leader if lead_play is None else lead_play.seat)
             seen: set[str] = set()
             for play in plays:
                 if play.seat in seen:
                     raise RecordError(
                         f"trick {number}: seat {play.seat} plays twice; record one play per seat"
                     )
-                expected = next(s for s in rotation if s not in seen)
-                if play.seat != leader and (play is lead_play or play.seat != expected):
-                    before = leader if play is lead_play else expected
+                upstream = p.seats_in_play_order(play.seat)[-1]  # 上家: plays just before it
+                if play.seat != leader and upstream not in seen:
                     self.flag(
                         "out_of_turn",
                         play.seat,
@@ -232,8 +230,8 @@ class _Auditor:
                         play.cards,
                         p.penalty_out_of_turn_per_card * len(play.cards),
                         f"trick {number}: {play.seat} played {' '.join(play.cards)} before "
-                        f"{before}, whose turn it was (order {'→'.join(rotation)}, "
-                        f"{leader} to lead) · 越序出牌",
+                        f"{upstream}, who plays just before it (上家), had played ({leader} to "
+                        f"lead, order {'→'.join(p.seats_in_play_order(leader))}) · 越序出牌",
                     )
                 seen.add(play.seat)
                 prev_t = self.check_play_time(number, play, prev_t)

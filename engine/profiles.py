@@ -166,7 +166,8 @@ KNOB_DOCS: dict[str, str] = {
     "level per 10 above turnover (NT/B 「降一級」 reading; off by default, VARIANTS §11.3).",
     "penalty_out_of_turn_per_card": "Points per card played out of turn. Reading: 「非本輪首先出牌方"
     "在上家牌未著桌前搶先出牌為越序出牌」 000 L15 — only a seat other than the rightful leader "
-    "that plays before the seat before it in the trick; a lead out of turn that the next seat "
+    "that plays before its 上家 (the seat just before it in the profile's direction) has "
+    "played; a lead out of turn that the next seat "
     "follows is one infraction (its own cards) and the trick goes on from it, so the seats that "
     "followed it in turn are not out of turn and the leader's later cards are a follow. A lone "
     "seat playing before the leader only jumped the gun: the leader's cards stay the lead.",

@@ -75,6 +75,13 @@ def test_a_lead_out_of_turn_that_the_table_follows_is_one_infraction_and_leads_t
     assert report.tricks[1].lead.cards == ("5D",)
 
 
+def test_only_the_seat_that_played_before_its_upstream_is_out_of_turn() -> None:
+    # 「在上家牌未著桌前搶先出牌」 000 L15: N played before W (its 上家, whose turn it was); E
+    # played after N, its own 上家, so E is not out of turn, and W's late card is not early.
+    report = run(["S:KS N:3S E:4S W:5S"])
+    assert kinds(report) == [("out_of_turn", "N", 1)]
+
+
 def test_a_seat_jumping_the_gun_is_out_of_turn_and_the_leader_still_leads() -> None:
     # W won trick 1 and leads trick 2; E's card touched the table first. W's 5D is the lead.
     report = run(["S:KS W:AS N:3S E:4S", "E:6D W:5D N:7D S:4D"])
