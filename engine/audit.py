@@ -257,18 +257,7 @@ class _Auditor:
                     f"trick {number}: {lead_play.seat} led {' '.join(lead.cards)}, which mixes "
                     "suits; a throw (甩牌) must be of one suit or all trumps",
                 )
-            for pl in ordered[1:]:
-                if len(pl.cards) != lead.size and pl.seat not in self.count_flagged:
-                    self.count_flagged.add(pl.seat)
-                    self.flag(
-                        "card_count",
-                        pl.seat,
-                        number,
-                        pl.cards,
-                        self.hand_count_penalty(abs(len(pl.cards) - lead.size)),
-                        f"trick {number}: {lead_play.seat} led {lead.size} card(s) but "
-                        f"{pl.seat} played {len(pl.cards)} · 出牌张数不符",
-                    )
+            self.check_counts(number, lead_play, lead.size, ordered)
             is_last = number == len(self.record.tricks)
             complete = len(plays) == 4 or not is_last
             if len(plays) < 4 and not is_last:
@@ -296,6 +285,33 @@ class _Auditor:
                 break
             assert winner is not None
             leader = winner
+
+    def check_counts(
+        self, number: int, lead_play: Play, lead_size: int, ordered: Sequence[Play]
+    ) -> None:
+        """Plays of another number of cards than the trick's: 「任何一名選手手中牌比其他人多或少」
+        (000 L14) — the seat whose count differs from *the others'*. When three or more plays
+        agree, the odd one is flagged, the leader's too (a lead of one card that three seats
+        answered with two each is the leader's hand out of line); otherwise the lead's count is
+        the trick's."""
+        sizes = Counter(len(pl.cards) for pl in ordered)
+        common, agreeing = sizes.most_common(1)[0]
+        size, by = (common, "the other plays") if agreeing >= 3 else (lead_size, "the lead")
+        for pl in ordered:
+            if len(pl.cards) == size or pl.seat in self.count_flagged:
+                continue
+            if agreeing < 3 and pl is lead_play:
+                continue
+            self.count_flagged.add(pl.seat)
+            self.flag(
+                "card_count",
+                pl.seat,
+                number,
+                pl.cards,
+                self.hand_count_penalty(abs(len(pl.cards) - size)),
+                f"trick {number}: {pl.seat} played {len(pl.cards)} card(s) where {by} had "
+                f"{size} ({lead_play.seat} led {lead_size}) · 出牌张数不符",
+            )
 
     def hand_count_penalty(self, cards_off: int) -> int:
         p = self.profile

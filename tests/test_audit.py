@@ -249,6 +249,18 @@ def test_playing_fewer_cards_than_the_lead_is_a_card_count_infraction() -> None:
     assert run(["S:KS,KS W:3S N:5S,6S E:7S,8S"], rules="HF").infractions[0].penalty == 20
 
 
+def test_the_seat_whose_count_differs_from_the_three_others_is_the_one_flagged() -> None:
+    # 「任何一名選手手中牌比其他人多或少」 000 L14: more or fewer than *the others*. S led one
+    # card and the three others answered with two each: S's hand is the one out of line.
+    report = run(["S:KS W:3S,4S N:5S,6S E:7S,8S"])
+    assert kinds(report) == [("card_count", "S", 1)]
+    # No three agree: the lead's count is the trick's.
+    assert sorted(kinds(run(["S:KS,KS W:3S N:5S,6S,9S E:7S,8S"]))) == [
+        ("card_count", "N", 1),
+        ("card_count", "W", 1),
+    ]
+
+
 def test_a_third_copy_of_a_card_is_flagged_never_a_crash() -> None:
     report = run(["S:AS W:3S N:4S E:5S", "S:AS W:3S N:6S E:7S", "S:8S W:3S N:9S E:10S"])
     assert ("duplicate_card", "W", 3) in kinds(report)
