@@ -180,7 +180,10 @@ KNOB_DOCS: dict[str, str] = {
     "hidden_card_after_tricks": "How many tricks after the offence a proof makes it 藏牌. "
     "「一圈後（不包括當圈，即第三圈）」 → the proof must appear at trick t+2 or later; a proof "
     "at t or t+1 is a revoke (VARIANTS §11.1).",
-    "penalty_hand_count": "Points against a seat that plays more or fewer cards than it holds.",
+    "penalty_hand_count": "Points against a seat that plays more or fewer cards than it holds. "
+    "Reading: 「任何一名選手手中牌比其他人多或少」 000 L14 — the seat out of line with the others: "
+    "in a trick where three plays agree on a number of cards, the odd one (the leader too); "
+    "otherwise a play of another number than the lead's.",
     "penalty_hand_count_per_card": "penalty_hand_count is per missing/extra card (NT 20 a card).",
     "match_hand_limit": "Hands per game before the leader wins (A: 12); None: no limit.",
     "match_time_limit_min": "Minutes per game before the leader wins; None: no limit.",
