@@ -300,8 +300,6 @@ class _Auditor:
         for pl in ordered:
             if len(pl.cards) == size or pl.seat in self.count_flagged:
                 continue
-            if agreeing < 3 and pl is lead_play:
-                continue
             self.count_flagged.add(pl.seat)
             self.flag(
                 "card_count",
