@@ -116,7 +116,7 @@ class IndexTracks:
         best: tuple[float, _Track] | None = None
         for track in free:
             distance = float(np.hypot(centre[0] - track.centre[0], centre[1] - track.centre[1]))
-            if distance > self.match_px or track.patch.shape != patch.shape:
+            if distance > self.match_px:
                 continue
             if any(
                 max(a, b) > SIZE_RATIO * min(a, b) for a, b in zip(size, track.size, strict=True)
