@@ -11,7 +11,15 @@ pytest.importorskip("PIL")
 pytest.importorskip("matplotlib")
 
 from vision.classes import CLASS_NAMES
-from vision.faces import designs, make_face, random_style, render_procedural
+from vision.faces import (
+    NOT_LETTERING,
+    designs,
+    draws_index,
+    font_paths,
+    make_face,
+    random_style,
+    render_procedural,
+)
 from vision.synth import render_scene, synthesize, with_jokers
 
 IMGSZ = 160
@@ -129,3 +137,16 @@ def test_joker_share_mixes_jokers_into_fans_and_zero_changes_no_scene() -> None:
     a, _ = render_scene(np.random.default_rng(5), ["procedural"], IMGSZ, 0)
     b, _ = render_scene(np.random.default_rng(5), ["procedural"], IMGSZ, 0, joker_share=0.0)
     assert (a == b).all()
+
+
+def test_index_lettering_comes_only_from_fonts_that_draw_every_index_character() -> None:
+    fonts = font_paths()
+    assert fonts, "matplotlib's fonts at least"
+    assert all(draws_index(f) for f in fonts)
+    assert not any(word in Path(f).stem for f in fonts for word in NOT_LETTERING)
+
+
+def test_a_file_that_is_no_font_draws_no_index(tmp_path: Path) -> None:
+    not_a_font = tmp_path / "broken.ttf"
+    not_a_font.write_bytes(b"not a font")
+    assert not draws_index(str(not_a_font))

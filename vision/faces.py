@@ -339,16 +339,52 @@ def suit_mask(suit: str, shape: Sequence[float], w: int, h: int) -> np.ndarray:
 SYSTEM_FONT_DIRS = (
     Path("/usr/share/fonts/truetype/liberation"),
     Path("/usr/share/fonts/truetype/dejavu"),
+    Path("/usr/share/fonts/truetype/freefont"),
+    Path("/usr/share/fonts/truetype/lato"),
+    Path("/usr/share/fonts/truetype/noto"),
+    Path("/usr/share/fonts/truetype/open-sans"),
+    Path("/usr/share/fonts/truetype/roboto"),
+    Path("/usr/share/fonts/truetype/crosextra"),
+    Path("/usr/share/fonts/opentype/urw-base35"),
+    Path("/usr/share/fonts/opentype/linux-libertine"),
+    Path("/usr/share/fonts/opentype/cantarell"),
 )
-"""Debian's Liberation (Arial/Times/Courier metrics) and DejaVu families, used when installed:
-the more index lettering the classifier sees, the better it reads a deck it has never seen."""
+"""Debian's font families, used when installed (the model card's data recipe names the
+packages): the more index lettering the classifier sees, the better it reads a deck it has
+never seen. Only the fonts that draw every index character are kept (:func:`draws_index`)."""
+
+INDEX_CHARACTERS = "0123456789AJQKIO"
+NOT_LETTERING = ("Symbol", "Math", "Nushu", "D050000L", "Dingbat")
+"""Font names that map the Latin characters to symbols or another script: never an index."""
+
+
+@functools.lru_cache(maxsize=512)
+def draws_index(path: str) -> bool:
+    """Whether the font at ``path`` draws every index character as a glyph of its own (a
+    symbol font or another script's font draws its "missing" box, the same for all)."""
+    from PIL import ImageFont
+
+    try:
+        font = ImageFont.truetype(path, 32)
+        masks = {bytes(font.getmask(ch)) for ch in INDEX_CHARACTERS}
+    except OSError:
+        return False
+    return len(masks) == len(INDEX_CHARACTERS)
 
 
 def font_paths() -> list[str]:
-    """TrueType fonts that draw Latin letters and digits: matplotlib's, plus the system's
-    Liberation and DejaVu families when present (sorted, so a seed picks the same font on
-    every machine with the same fonts)."""
-    system = sorted(str(f) for d in SYSTEM_FONT_DIRS if d.is_dir() for f in d.glob("*.ttf"))
+    """TrueType and OpenType fonts that draw Latin letters and digits: matplotlib's, plus the
+    system's families of :data:`SYSTEM_FONT_DIRS` when present (sorted, so a seed picks the
+    same font on every machine with the same fonts)."""
+    system = sorted(
+        str(f)
+        for d in SYSTEM_FONT_DIRS
+        if d.is_dir()
+        for f in d.rglob("*")
+        if f.suffix in (".ttf", ".otf")
+        and not any(word in f.stem for word in NOT_LETTERING)
+        and draws_index(str(f))
+    )
     try:
         import matplotlib
     except ImportError:
