@@ -105,3 +105,21 @@ def test_an_averaged_classifier_can_read_the_crop_turned_half_way_round(tmp_path
     np.testing.assert_allclose(session.run(None, {"images": x})[0], (x + turned) / 2)
     with pytest.raises(ValueError, match="names 1 models"):
         average_onnx([a, b], tmp_path / "bad.onnx", half_turned=[True])
+
+
+@pytest.mark.parametrize(
+    ("command", "onnx_name"),
+    [("train", "card_detector.onnx"), ("train-classifier", "card_classifier.onnx")],
+)
+def test_a_training_run_exports_into_its_own_folder_unless_told_where(
+    tmp_path: Path, command: str, onnx_name: str
+) -> None:
+    from chaodipi.cli import build_parser
+    from vision.cli import _run_settings
+
+    parser = build_parser()
+    common = ["vision", command, "--data", "d", "--project", str(tmp_path), "--name", "r1"]
+    args = parser.parse_args(common)
+    assert _run_settings(args)["export_to"] == tmp_path / "r1" / onnx_name
+    args = parser.parse_args([*common, "--export", "models/x.onnx"])
+    assert _run_settings(args)["export_to"] == Path("models/x.onnx")

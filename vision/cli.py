@@ -32,7 +32,11 @@ def add_vision_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParse
 def _add_run_arguments(
     p: argparse.ArgumentParser, *, epochs: int, imgsz: int, batch: int, name: str, export: Path
 ) -> None:
-    """The arguments every training command shares (one ultralytics run, resumable)."""
+    """The arguments every training command shares (one ultralytics run, resumable).
+
+    The ONNX model goes into the run's folder unless ``--export`` names a target: the bundled
+    pair in ``models/`` is built from chosen runs (the classifier read twice, see the model
+    card), so a training run never replaces it by itself."""
     from vision.train import REPO_ROOT
 
     p.add_argument("--epochs", type=int, default=epochs)
@@ -41,7 +45,13 @@ def _add_run_arguments(
     p.add_argument("--threads", type=int, default=2, help="torch threads (default 2)")
     p.add_argument("--project", type=Path, default=REPO_ROOT / "runs")
     p.add_argument("--name", default=name, help="run name; an unfinished run resumes")
-    p.add_argument("--export", type=Path, default=export, help="ONNX target")
+    p.add_argument(
+        "--export",
+        type=Path,
+        help=f"ONNX target (default: PROJECT/NAME/{export.name}; give {export.as_posix()} "
+        "to replace the bundled model)",
+    )
+    p.set_defaults(export_name=export.name)
     p.add_argument("--fresh", action="store_true", help="start over instead of resuming")
     p.add_argument("--hours", type=float, help="train for this wall-clock time instead")
     p.add_argument(
@@ -57,7 +67,7 @@ def _run_settings(args: argparse.Namespace) -> dict[str, Any]:
         "threads": args.threads,
         "project": args.project,
         "name": args.name,
-        "export_to": args.export,
+        "export_to": args.export or args.project / args.name / args.export_name,
         "resume": not args.fresh,
         "hours": args.hours,
         "model_yaml": args.start_from,
@@ -73,13 +83,20 @@ def _report(result: Any) -> int:
 
 def add_train_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:  # type: ignore[type-arg]
     """Add ``train``: train (or resume) the detector on a YOLO dataset and export ONNX."""
-    from vision.train import DEFAULT_MODEL_PATH
+    from vision.train import DEFAULT_MODEL_PATH, REPO_ROOT
 
     p: argparse.ArgumentParser = sub.add_parser(
         "train", help="train or resume the card detector, export ONNX"
     )
     p.add_argument("--data", type=Path, required=True, help="dataset folder with data.yaml")
-    _add_run_arguments(p, epochs=30, imgsz=320, batch=16, name="cards", export=DEFAULT_MODEL_PATH)
+    _add_run_arguments(
+        p,
+        epochs=30,
+        imgsz=320,
+        batch=16,
+        name="cards",
+        export=DEFAULT_MODEL_PATH.relative_to(REPO_ROOT),
+    )
     p.add_argument(
         "--start-from",
         default="yolo11n.yaml",
@@ -103,14 +120,19 @@ def run_train(args: argparse.Namespace) -> int:
 
 def add_train_classifier_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:  # type: ignore[type-arg]
     """Add ``train-classifier``: train the corner-index classifier on crops, export ONNX."""
-    from vision.train import DEFAULT_CLASSIFIER_PATH
+    from vision.train import DEFAULT_CLASSIFIER_PATH, REPO_ROOT
 
     p: argparse.ArgumentParser = sub.add_parser(
         "train-classifier", help="train or resume the corner-index classifier, export ONNX"
     )
     p.add_argument("--data", type=Path, required=True, help="crops folder with train/ and val/")
     _add_run_arguments(
-        p, epochs=20, imgsz=64, batch=128, name="card_classifier", export=DEFAULT_CLASSIFIER_PATH
+        p,
+        epochs=20,
+        imgsz=64,
+        batch=128,
+        name="card_classifier",
+        export=DEFAULT_CLASSIFIER_PATH.relative_to(REPO_ROOT),
     )
     p.add_argument("--start-from", default="yolo11n-cls.yaml", help="a .pt of ours, or a YAML")
     p.set_defaults(func=run_train_classifier)

@@ -119,7 +119,7 @@ def train(
     project: Path = REPO_ROOT / "runs",
     name: str = "cards",
     model_yaml: str = "yolo11n.yaml",
-    export_to: Path | None = DEFAULT_MODEL_PATH,
+    export_to: Path | None = None,
     resume: bool = True,
     validate: bool = True,
     fraction: float = 1.0,
@@ -136,6 +136,8 @@ def train(
     ``hours`` bounds the run by wall-clock time instead of ``epochs`` (ultralytics fits its
     learning-rate schedule to the time), which keeps a run inside a session's budget. ``lr0``
     overrides the from-scratch rate (e.g. a quarter of it to fine-tune a trained model).
+    ``export_to`` is where the best weights go as ONNX (``None``: no export; the bundled
+    ``models/card_detector.onnx`` is replaced only when named).
     """
     yaml_path = data / "data.yaml" if data.is_dir() else data
     if not yaml_path.is_file():
@@ -166,7 +168,7 @@ def train_classifier(
     project: Path = REPO_ROOT / "runs",
     name: str = "card_classifier",
     model_yaml: str = "yolo11n-cls.yaml",
-    export_to: Path | None = DEFAULT_CLASSIFIER_PATH,
+    export_to: Path | None = None,
     resume: bool = True,
     hours: float | None = None,
     lr0: float | None = None,
@@ -174,6 +176,8 @@ def train_classifier(
     """Train (or resume) the corner-index classifier on ``data`` (``vision crops`` output).
 
     ``lr0`` overrides the from-scratch rate, e.g. a quarter of it to continue a trained model.
+    ``export_to`` as for :func:`train` (the runtime's classifier is built from chosen runs with
+    :func:`average_onnx`, read upright and turned, so a plain export never replaces it by itself).
     """
     if not (data / "train").is_dir() or not (data / "val").is_dir():
         raise TrainError(
