@@ -10,7 +10,10 @@ compressed (:func:`compress_times`), it is rendered with ``vision.render.render_
 held-out card design, replayed through :class:`chaodipi.pipeline.TablePipeline` with the real
 detector, and scored (:func:`chaodipi.replay_score.score_events`). Each hand's folder under
 ``--out`` keeps the footage, ``injected.truth.json``, ``events.jsonl`` and ``score.json``; a
-hand whose ``score.json`` exists is not redone, so an interrupted run resumes where it stopped.
+hand whose ``score.json`` was made by the same models, pipeline options and code
+(:func:`replay_fingerprint`) is not redone, so an interrupted run resumes where it stopped; any
+other stored score is replayed again from the kept footage (a changed model or change of code
+is measured, never a stale score).
 OpenCV and the detector run on one thread, so the stage timings are one core's.
 
 Kinds testable from footage (:data:`TESTABLE_KINDS`): ``revoke``, ``hidden_cards``,
@@ -31,6 +34,7 @@ record and the score's camera truth is on the footage's clock.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import shutil
 import statistics
@@ -148,8 +152,33 @@ def _bar(done: float, total: int, label: str, *, force: bool = False) -> None:
     sys.stderr.flush()
 
 
-def eval_hand(i: int, opts: EvalOptions, detector: Any) -> dict[str, Any]:
-    """Simulate, render, replay and score hand ``i``; returns (and stores) its result."""
+def replay_fingerprint(opts: EvalOptions, detector: Any) -> str:
+    """What a stored score depends on beyond the footage: the model files (localiser and
+    classifier), the pipeline options and the source of ``chaodipi``, ``vision`` and ``engine``."""
+    import chaodipi
+    import engine
+    import vision
+
+    digest = hashlib.sha256()
+    models = [getattr(detector, "model_path", None)]
+    models.append(getattr(getattr(detector, "classifier", None), "model_path", None))
+    for path in models:
+        digest.update(Path(path).read_bytes() if path is not None else b"-")
+    options = [opts.rules, opts.decision_fps, opts.px_per_cm, opts.skip_moving]
+    digest.update(json.dumps(options).encode())
+    for package in (chaodipi, vision, engine):
+        folder = Path(str(package.__file__)).parent
+        for source in sorted(folder.rglob("*.py")):
+            digest.update(source.relative_to(folder).as_posix().encode())
+            digest.update(source.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def eval_hand(
+    i: int, opts: EvalOptions, detector: Any, fingerprint: str | None = None
+) -> dict[str, Any]:
+    """Simulate, render, replay and score hand ``i``; returns (and stores) its result. A stored
+    result is reused only when it was made with the same ``fingerprint``."""
     from chaodipi.replay import replay
     from engine.simulate import simulate_hand
     from vision.render import render_hand
@@ -160,7 +189,8 @@ def eval_hand(i: int, opts: EvalOptions, detector: Any) -> dict[str, Any]:
     score_path = folder / "score.json"
     if score_path.is_file():
         stored: dict[str, Any] = json.loads(score_path.read_text(encoding="utf-8"))
-        return stored
+        if fingerprint is None or stored.get("fingerprint") == fingerprint:
+            return stored
     frames = folder / "frames"
     if not (frames / "render.json").is_file():  # absent or cut short: render afresh
         shutil.rmtree(folder, ignore_errors=True)
@@ -212,6 +242,7 @@ def eval_hand(i: int, opts: EvalOptions, detector: Any) -> dict[str, Any]:
         "score": score.to_json(),
         "timings": result.timings.to_json(),
         "wall_s": round(result.wall_s, 2),
+        "fingerprint": fingerprint,
     }
     score_path.write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
     return out
@@ -284,16 +315,18 @@ def _errors(result: Mapping[str, Any]) -> list[float]:
 
 
 def run_eval(opts: EvalOptions, detector: Any) -> dict[str, Any]:
-    """Evaluate ``opts.hands`` hands (resuming stored ones) and write ``summary.json``."""
+    """Evaluate ``opts.hands`` hands (resuming stored ones made the same way) and write
+    ``summary.json``."""
     import cv2
 
     cv2.setNumThreads(1)  # one core, as the Pi budget is stated
     opts.out.mkdir(parents=True, exist_ok=True)
     results = []
     start = time.perf_counter()
+    fingerprint = replay_fingerprint(opts, detector)
     for i in range(opts.hands):
         _bar(i, opts.hands, f"hand {opts.seed_base + i} {kind_for(i, opts.kinds)}", force=True)
-        results.append(eval_hand(i, opts, detector))
+        results.append(eval_hand(i, opts, detector, fingerprint))
     _bar(opts.hands, opts.hands, f"done in {time.perf_counter() - start:.0f} s\n", force=True)
     summary = {
         "options": {

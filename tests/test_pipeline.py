@@ -224,6 +224,44 @@ def test_replay_eval_totals_plays_kitties_and_infractions_over_hands() -> None:
     assert not total["checks"]["no_false_infraction"]
 
 
+def test_replay_eval_reuses_a_stored_score_only_when_made_the_same_way(tmp_path: Path) -> None:
+    from types import SimpleNamespace
+
+    from chaodipi.replay_eval import EvalOptions, eval_hand, kind_for, replay_fingerprint
+
+    localiser, classifier = tmp_path / "loc.onnx", tmp_path / "cls.onnx"
+    localiser.write_bytes(b"localiser")
+    classifier.write_bytes(b"classifier v1")
+    detector = SimpleNamespace(
+        model_path=localiser, classifier=SimpleNamespace(model_path=classifier)
+    )
+    opts = EvalOptions(
+        hands=1,
+        seed_base=7000,
+        rules="XX",
+        out=tmp_path / "eval",
+        kinds=("revoke",),
+        speedup=4.0,
+        fps=10.0,
+        size=(640, 360),
+        decision_fps=4.0,
+        px_per_cm=10.0,
+        skip_moving=True,
+    )
+    made_with = replay_fingerprint(opts, detector)
+    assert replay_fingerprint(opts, detector) == made_with  # nothing changed: same print
+    hand = opts.out / f"hand_07000_{kind_for(0, opts.kinds)}"
+    hand.mkdir(parents=True)
+    stored = {"seed": 7000, "fingerprint": made_with, "score": {"stored": True}}
+    (hand / "score.json").write_text(json.dumps(stored), encoding="utf-8")
+    assert eval_hand(0, opts, detector, made_with) == stored  # resumed, not replayed
+
+    classifier.write_bytes(b"classifier v2")
+    assert replay_fingerprint(opts, detector) != made_with  # a new model: replay again
+    slower = EvalOptions(**{**vars(opts), "decision_fps": 2.0})
+    assert replay_fingerprint(slower, detector) != made_with
+
+
 def test_replay_of_a_missing_source_is_one_line_and_exit_2(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
