@@ -13,14 +13,16 @@ Designs (:func:`designs`):
   the bottom-right one). The adrian_kennard jokers have no corner index: their face has
   ``whole_face`` set and is labelled as a whole.
 * ``procedural``: decks drawn here with OpenCV and Pillow (matplotlib's DejaVu/STIX/Computer
-  Modern fonts and Hershey fonts, procedural suit shapes, paper tints, 2- or 4-colour suits,
+  Modern fonts, the system's font families when installed (:data:`SYSTEM_FONT_DIRS`), Hershey
+  fonts and procedural stroke lettering, procedural suit shapes, paper tints, 2- or 4-colour suits,
   pips or simple court art, Chinese-style jokers with vertical "JOKER" lettering, or in a
   quarter of the decks picture-only jokers labelled whole like adrian_kennard's), so that the
   detector does not learn one deck's look. A :class:`ProceduralStyle` fixes one deck's look;
   :func:`render_procedural` draws one identity in it.
 
 Card backs (:func:`make_back`) are face-down distractors. Nothing is downloaded: fonts come
-from matplotlib's data folder, artwork from the shared data folder.
+from matplotlib's data folder and the system's font folders, artwork from the shared data
+folder.
 """
 
 from __future__ import annotations
@@ -354,8 +356,9 @@ packages): the more index lettering the classifier sees, the better it reads a d
 never seen. Only the fonts that draw every index character are kept (:func:`draws_index`)."""
 
 INDEX_CHARACTERS = "0123456789AJQKIO"
-NOT_LETTERING = ("Symbol", "Math", "Nushu", "D050000L", "Dingbat")
-"""Font names that map the Latin characters to symbols or another script: never an index."""
+NOT_LETTERING = ("Symbol", "Math", "Nushu", "D050000L", "Dingbat", "LinBiolinum_K")
+"""Font names that map the Latin characters to symbols, key caps or another script: never an
+index."""
 
 
 @functools.lru_cache(maxsize=512)
