@@ -48,8 +48,8 @@ def _add_run_arguments(
     p.add_argument(
         "--export",
         type=Path,
-        help=f"ONNX target (default: PROJECT/NAME/{export.name}; give {export.as_posix()} "
-        "to replace the bundled model)",
+        help=f"ONNX target (default: PROJECT/NAME/{export.name}; give "
+        f"{export.relative_to(REPO_ROOT).as_posix()} to replace the bundled model)",
     )
     p.set_defaults(export_name=export.name)
     p.add_argument("--fresh", action="store_true", help="start over instead of resuming")
@@ -83,20 +83,13 @@ def _report(result: Any) -> int:
 
 def add_train_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:  # type: ignore[type-arg]
     """Add ``train``: train (or resume) the detector on a YOLO dataset and export ONNX."""
-    from vision.train import DEFAULT_MODEL_PATH, REPO_ROOT
+    from vision.train import DEFAULT_MODEL_PATH
 
     p: argparse.ArgumentParser = sub.add_parser(
         "train", help="train or resume the card detector, export ONNX"
     )
     p.add_argument("--data", type=Path, required=True, help="dataset folder with data.yaml")
-    _add_run_arguments(
-        p,
-        epochs=30,
-        imgsz=320,
-        batch=16,
-        name="cards",
-        export=DEFAULT_MODEL_PATH.relative_to(REPO_ROOT),
-    )
+    _add_run_arguments(p, epochs=30, imgsz=320, batch=16, name="cards", export=DEFAULT_MODEL_PATH)
     p.add_argument(
         "--start-from",
         default="yolo11n.yaml",
@@ -120,19 +113,14 @@ def run_train(args: argparse.Namespace) -> int:
 
 def add_train_classifier_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:  # type: ignore[type-arg]
     """Add ``train-classifier``: train the corner-index classifier on crops, export ONNX."""
-    from vision.train import DEFAULT_CLASSIFIER_PATH, REPO_ROOT
+    from vision.train import DEFAULT_CLASSIFIER_PATH
 
     p: argparse.ArgumentParser = sub.add_parser(
         "train-classifier", help="train or resume the corner-index classifier, export ONNX"
     )
     p.add_argument("--data", type=Path, required=True, help="crops folder with train/ and val/")
     _add_run_arguments(
-        p,
-        epochs=20,
-        imgsz=64,
-        batch=128,
-        name="card_classifier",
-        export=DEFAULT_CLASSIFIER_PATH.relative_to(REPO_ROOT),
+        p, epochs=20, imgsz=64, batch=128, name="card_classifier", export=DEFAULT_CLASSIFIER_PATH
     )
     p.add_argument("--start-from", default="yolo11n-cls.yaml", help="a .pt of ours, or a YAML")
     p.set_defaults(func=run_train_classifier)
