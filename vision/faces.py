@@ -375,10 +375,11 @@ def draws_index(path: str) -> bool:
     return len(masks) == len(INDEX_CHARACTERS)
 
 
-def font_paths() -> list[str]:
+@functools.lru_cache(maxsize=1)
+def font_paths() -> tuple[str, ...]:
     """TrueType and OpenType fonts that draw Latin letters and digits: matplotlib's, plus the
     system's families of :data:`SYSTEM_FONT_DIRS` when present (sorted, so a seed picks the
-    same font on every machine with the same fonts)."""
+    same font on every machine with the same fonts). Looked up once a process."""
     system = sorted(
         str(f)
         for d in SYSTEM_FONT_DIRS
@@ -391,7 +392,7 @@ def font_paths() -> list[str]:
     try:
         import matplotlib
     except ImportError:
-        return system
+        return tuple(system)
     folder = Path(matplotlib.get_data_path()) / "fonts" / "ttf"
     names = [
         "DejaVuSans.ttf",
@@ -411,7 +412,7 @@ def font_paths() -> list[str]:
     ]
     bundled = [str(folder / n) for n in names if (folder / n).is_file()]
     seen = {Path(p).name for p in bundled}
-    return bundled + [p for p in system if Path(p).name not in seen]
+    return (*bundled, *(p for p in system if Path(p).name not in seen))
 
 
 HERSHEY = [
