@@ -84,6 +84,10 @@ TRACKER_FRAMES = 3
 """A zone's new cards are accepted after this many identical usable decision frames in a row
 (the tracker's ``min_frames``; its ``settle_s`` is set to span exactly them: 0.5 s at 4 fps)."""
 CONTRACT_KEYS: tuple[str, ...] = ("rules", "rule_overrides", "levels", "declarer", "trump")
+UNSURE_READ = 0.8
+"""A played card read with a (pooled) confidence under this is named in its play's ``unsure``:
+the referee's cue to look before acting on what it proves. ``replay-eval`` reports how the bar
+splits exactly-right and wrong plays (``plays.unsure``)."""
 
 
 class PipelineError(ValueError):
@@ -242,6 +246,22 @@ def budget_text(times: StageTimes, camera_fps: float | None = None) -> str:
         f"≈ {b['pi_decisions_per_s']} decisions/s on a Pi 5 (need ≥ 4)"
     )
     return "\n".join(lines)
+
+
+def _with_unsure_reads(event: Event, by_zone: Mapping[str, Sequence[CardSighting]]) -> Event:
+    """A play with its cards that this decision frame read under :data:`UNSURE_READ` (a card
+    read twice counts its less sure read); any other event as it is."""
+    if not isinstance(event, PlayEvent):
+        return event
+    read: dict[str, float] = {}
+    for sighting in by_zone.get(event.seat, ()):
+        read[sighting.identity] = min(read.get(sighting.identity, 1.0), sighting.confidence)
+    unsure = tuple(
+        (card, round(read[card], 3))
+        for card in dict.fromkeys(event.cards)
+        if card in read and read[card] < UNSURE_READ
+    )
+    return replace(event, unsure=unsure) if unsure else event
 
 
 def _poly_mask(poly_px: np.ndarray, size: tuple[int, int]) -> np.ndarray:
@@ -492,7 +512,7 @@ class TablePipeline:
         }
         with self._timed("track"):
             events = self.tracker.observe(frame.t, seen, motion, str(frame.index))
-        return self._take(events)
+        return self._take([_with_unsure_reads(e, by_zone) for e in events])
 
     @staticmethod
     def _still_zones(motion: MotionState) -> set[str] | None:

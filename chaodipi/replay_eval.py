@@ -253,7 +253,8 @@ def aggregate(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     total = sum(r["score"]["plays"]["total"] for r in results)
     exact = sum(r["score"]["plays"]["exact"] for r in results)
     errors: list[float] = []
-    injected = found = false = missed = 0
+    injected = found = false = missed = false_on_unsure = 0
+    unsure = {"exact": 0, "wrong": 0}
     false_items: list[dict[str, Any]] = []
     missed_injected: list[dict[str, Any]] = []
     times = StageTimes()
@@ -268,6 +269,9 @@ def aggregate(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         injected += len(inf["injected"] or [])
         found += len(inf["injected_found"])
         false += len(inf["false"])
+        false_on_unsure += len(inf.get("false_on_unsure_plays", ()))
+        for outcome, n in (s["plays"].get("unsure") or {}).items():
+            unsure[outcome] += n
         missed += len(inf["missed"])
         false_items += [{"seed": r["seed"], **k} for k in inf["false"]]
         missed_injected += [{"seed": r["seed"], **k} for k in inf["injected_missed"]]
@@ -285,7 +289,7 @@ def aggregate(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     }
     return {
         "hands": len(results),
-        "plays": {"total": total, "exact": exact, "fraction": fraction},
+        "plays": {"total": total, "exact": exact, "fraction": fraction, "unsure": unsure},
         "landing_error_s": {
             "n": len(errors),
             "median": median,
@@ -298,6 +302,7 @@ def aggregate(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
             "injected_missed": missed_injected,
             "false": false,
             "false_items": false_items,
+            "false_on_unsure_plays": false_on_unsure,
             "missed_vs_camera_truth": missed,
         },
         "timing": {**times.to_json(), **budget},
@@ -363,7 +368,11 @@ def summary_text(summary: Mapping[str, Any]) -> str:
         f"median landing error {med}",
         f"kitties read right {summary['kitties']['right']}/{summary['kitties']['shown']}",
         f"injected found {inf['injected_found']}/{inf['injected']}; "
-        f"false infractions {inf['false']}; missed vs camera truth {inf['missed_vs_camera_truth']}",
+        f"false infractions {inf['false']} ({inf.get('false_on_unsure_plays', 0)} on a play "
+        f"naming an unsure read); missed vs camera truth {inf['missed_vs_camera_truth']}",
+        f"plays naming an unsure read: {p.get('unsure', {}).get('wrong', 0)} of the "
+        f"{p['total'] - p['exact']} wrong, {p.get('unsure', {}).get('exact', 0)} of the "
+        f"{p['exact']} right",
         "not testable from footage: "
         + "; ".join(f"{k} ({v})" for k, v in summary["untestable_kinds"].items()),
     ]

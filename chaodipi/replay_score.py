@@ -123,6 +123,8 @@ class Score:
     full_record: list[InfractionKey]
     injected: list[InfractionKey] | None
     conflicts: Counter[str] = field(default_factory=Counter)
+    unsure_plays: set[tuple[int, str]] = field(default_factory=set)
+    """(trick, seat) of the recovered plays that name unsure reads (``PlayEvent.unsure``)."""
 
     @property
     def plays_total(self) -> int:
@@ -143,6 +145,17 @@ class Score:
     @property
     def false_infractions(self) -> list[InfractionKey]:
         return _minus(self.recovered, self.camera_truth)
+
+    @property
+    def false_on_unsure_plays(self) -> list[InfractionKey]:
+        """False infractions flagged on a seat's trick whose play named an unsure read."""
+        return [k for k in self.false_infractions if (k[2], k[1]) in self.unsure_plays]
+
+    def unsure_counts(self) -> dict[str, int]:
+        """Plays naming an unsure read, among the exactly right and the wrong ones."""
+        named = [(m.trick, m.seat) in self.unsure_plays for m in self.matches]
+        exact = sum(n and m.exact for n, m in zip(named, self.matches, strict=True))
+        return {"exact": exact, "wrong": sum(named) - exact}
 
     @property
     def missed_infractions(self) -> list[InfractionKey]:
@@ -193,6 +206,7 @@ class Score:
                     if not m.exact
                 ],
                 "extra_plays": self.extra_plays,
+                "unsure": self.unsure_counts(),
             },
             "landing_error_s": {
                 "n": len(errors),
@@ -211,6 +225,7 @@ class Score:
                 "camera_truth": _as_json(self.camera_truth),
                 "full_record": _as_json(self.full_record),
                 "false": _as_json(self.false_infractions),
+                "false_on_unsure_plays": _as_json(self.false_on_unsure_plays),
                 "missed": _as_json(self.missed_infractions),
                 "off_camera": _as_json(self.off_camera),
                 "injected": None if self.injected is None else _as_json(self.injected),
@@ -302,6 +317,16 @@ def score_events(
     conflicts: Counter[str] = Counter(
         str(e.get("kind")) for e in predicted if e.get("type") == "recognition_conflict"
     )
+    unsure_at = {
+        (str(e["seat"]), float(e["t_landed"]))
+        for e in predicted
+        if e.get("type") == "play" and e.get("unsure")
+    }
+    unsure_plays = {
+        (number, seat)
+        for (number, seat), play in got.items()
+        if play.get("t") is not None and (seat, float(play["t"])) in unsure_at
+    }
     kitty_true, kitty_rec = true.get("kitty"), rec.get("kitty")
     return Score(
         matches=matches,
@@ -313,4 +338,5 @@ def score_events(
         full_record=infraction_keys(audit(load_record(record))),
         injected=None if injected is None else [_key(i) for i in injected],
         conflicts=conflicts,
+        unsure_plays=unsure_plays,
     )

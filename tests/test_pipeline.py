@@ -178,6 +178,42 @@ def test_score_events_counts_plays_times_and_infractions_exactly() -> None:
     assert "plays exactly right: 7/8 (87.5%)" in score.text()
 
 
+def test_score_events_counts_the_plays_and_false_infractions_that_name_unsure_reads() -> None:
+    truth = [_play("N", "AS", 1.0), _play("E", "KS", 2.0), _play("S", "QS", 3.0)]
+    truth += [_play("W", "JS", 4.0), {**CLEARED, "t": 5.0}]
+    truth += [_play("N", "10S", 6.0), _play("E", "9S", 7.0), _play("S", "8S", 8.0)]
+    truth += [_play("W", "7S", 9.0)]
+    predicted = [
+        {**_play("N", "AS", 1.0), "unsure": {"AS": 0.75}},  # right, though read unsurely
+        *truth[1:7],
+        {**_play("W", "7S", 7.3), "unsure": {"7S": 0.7}},  # lands before S: out of turn
+        {**_play("S", "6S", 8.0), "unsure": {"6S": 0.6}},  # misread: 6S for 8S
+    ]
+    record = {"format": "chaodipi-hand/1", **CONTRACT, "tricks": []}
+    score = score_events(predicted, truth, record)
+    assert score.to_json()["plays"]["unsure"] == {"exact": 2, "wrong": 1}
+    assert score.false_infractions == [("out_of_turn", "W", 2)]
+    assert score.false_on_unsure_plays == [("out_of_turn", "W", 2)]
+
+
+def test_a_play_read_under_the_unsure_bar_names_each_such_card_once_at_its_least_sure() -> None:
+    from chaodipi.pipeline import UNSURE_READ, _with_unsure_reads
+    from vision.events import PlayEvent, TrickClearedEvent
+    from vision.grouping import CardSighting
+
+    assert 0.7 < UNSURE_READ < 0.9
+    play = PlayEvent("E", ("QC", "KC", "KC"), 1.0, 1.5)
+    seen = {
+        "E": [CardSighting("QC", confidence=0.7), CardSighting("KC", confidence=0.97)],
+        "W": [CardSighting("QC", confidence=0.1)],  # another seat's reads do not count
+    }
+    seen["E"].append(CardSighting("KC", confidence=0.6))
+    assert _with_unsure_reads(play, seen).unsure == (("QC", 0.7), ("KC", 0.6))
+    sure = {"E": [CardSighting(card, confidence=0.95) for card in ("QC", "KC", "KC")]}
+    assert _with_unsure_reads(play, sure) == play
+    assert _with_unsure_reads(TrickClearedEvent(2.0), seen) == TrickClearedEvent(2.0)
+
+
 def test_compress_times_keeps_overtime_and_divides_the_rest() -> None:
     record = {
         "format": "chaodipi-hand/1",
@@ -217,7 +253,8 @@ def test_replay_eval_totals_plays_kitties_and_infractions_over_hands() -> None:
         }
 
     total = aggregate([hand(1, 10, True, 0), hand(2, 9, False, 2), hand(3, 10, None, 0)])
-    assert total["plays"] == {"total": 30, "exact": 29, "fraction": 29 / 30}
+    unsure = {"exact": 0, "wrong": 0}  # these hands' plays name no unsure reads
+    assert total["plays"] == {"total": 30, "exact": 29, "fraction": 29 / 30, "unsure": unsure}
     assert total["kitties"] == {"shown": 2, "right": 1}  # the third hand showed no kitty
     assert total["infractions"]["injected_found"] == 3 and total["infractions"]["false"] == 2
     assert not total["checks"]["plays_exact"]  # 96.7 % is under the 99 % bar

@@ -230,6 +230,13 @@ def test_event_log_round_trip_with_a_torn_last_line(
     assert json.loads(path.read_text().splitlines()[0])["type"] == "play"
 
 
+def test_a_play_names_its_unsure_reads_in_json_only_when_it_has_some() -> None:
+    play = PlayEvent("W", ("QC", "KC"), 1.0, 1.5, unsure=(("QC", 0.55),))
+    assert play.to_json()["unsure"] == {"QC": 0.55}
+    assert event_from_json(play.to_json()) == play
+    assert "unsure" not in PlayEvent("W", ("KC",), 1.0, 1.5).to_json()
+
+
 # ----- game feed -------------------------------------------------------------------------
 
 

@@ -29,7 +29,10 @@ def _opt_float(value: Any) -> float | None:
 @dataclass(frozen=True)
 class PlayEvent:
     """A seat's cards became stable in its zone: ``t_landed`` is when they first touched the
-    table, ``t_stable`` when the tracker accepted them; frames name the two camera frames."""
+    table, ``t_stable`` when the tracker accepted them; frames name the two camera frames.
+    ``unsure`` names the cards read with a confidence under the pipeline's unsure bar, with
+    that confidence: the referee's cue that the camera may have misread them (JSON
+    ``"unsure": {card: confidence}``, present only when some are)."""
 
     seat: str
     cards: tuple[str, ...]
@@ -37,11 +40,12 @@ class PlayEvent:
     t_stable: float
     frame_landed: str = ""
     frame_stable: str = ""
+    unsure: tuple[tuple[str, float], ...] = ()
 
     type: ClassVar[str] = "play"
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "type": self.type,
             "seat": self.seat,
             "cards": list(self.cards),
@@ -49,6 +53,9 @@ class PlayEvent:
             "t_stable": self.t_stable,
             "frames": {"landed": self.frame_landed, "stable": self.frame_stable},
         }
+        if self.unsure:
+            out["unsure"] = dict(self.unsure)
+        return out
 
 
 @dataclass(frozen=True)
@@ -121,6 +128,7 @@ def event_from_json(data: Mapping[str, Any]) -> Event:
                 float(data["t_stable"]),
                 str(frames.get("landed", "")),
                 str(frames.get("stable", "")),
+                tuple((str(c), float(v)) for c, v in (data.get("unsure") or {}).items()),
             )
         if kind == "trick_cleared":
             return TrickClearedEvent(float(data["t"]), str(data.get("frame", "")))
