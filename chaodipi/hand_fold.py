@@ -4,7 +4,8 @@ This module owns :class:`HandFold`, the state of one hand inside :mod:`chaodipi.
 
 * the **camera's hand**: a :class:`vision.game_feed.GameFeed` fed the ``play``,
   ``trick_cleared`` and ``kitty`` events in log order (its recognition conflicts are derived
-  here, so they are never stored twice; the tracker's own conflicts come as events);
+  here, so they are never stored twice; the tracker's own conflicts come as events; a play that
+  names unsure reads becomes an ``unsure_read`` conflict, the referee's cue to check the cards);
 * the **referee's overlay**, applied on top when the record is built: the contract
   (``contract_set``, ``chao_di`` — a 炒底 changes the trump to the pair's suit and makes the kitty
   unknown again), ``kitty_entered``, and ``play_corrected`` (the seat's cards in that trick are
@@ -44,6 +45,17 @@ def infraction_ids(hand: int, infractions: list[Infraction]) -> list[str]:
         out.append(f"{prefix}-{seen[prefix]}")
         seen[prefix] += 1
     return out
+
+
+def unsure_read_conflict(seat: str, unsure: dict[str, Any]) -> dict[str, Any]:
+    """The referee's cue for a camera play that names unsure reads (``PlayEvent.unsure``)."""
+    reads = ", ".join(f"{card} {float(conf):.2f}" for card, conf in unsure.items())
+    return {
+        "kind": "unsure_read",
+        "seat": seat,
+        "cards": list(unsure),
+        "detail": f"识别存疑，请核对桌上的牌 · read unsure ({reads}): check the card on the table",
+    }
 
 
 def chao_trump(cards: list[str]) -> str:
@@ -106,6 +118,8 @@ class HandFold:
             self.kitty_void = False
         for conflict in found:
             self.add_conflict(seq, conflict.to_json())
+        if kind == "play" and data.get("unsure"):
+            self.add_conflict(seq, unsure_read_conflict(str(data.get("seat")), data["unsure"]))
         self.changed()
 
     def add_conflict(self, seq: int, data: dict[str, Any]) -> None:

@@ -219,3 +219,17 @@ def test_rescore_counts_only_the_chosen_infractions() -> None:
     assert [t.points_to for t in uncounted.tricks] == [t.winner for t in uncounted.tricks]
     assert [t.points_to for t in counted.tricks] == [t.points_to for t in report.tricks]
     assert report.tricks[0].winner == "E" and report.tricks[0].points_to == "W"
+
+
+def test_a_camera_play_that_names_unsure_reads_asks_the_referee_to_check_it(
+    tmp_path: Path,
+) -> None:
+    live = table(tmp_path, hand(), upto=2)
+    sink = CameraSink(live)
+    sink.emit("play", {"seat": "S", "cards": ["QC"], "t_landed": EPOCH + 50, "t_stable": EPOCH + 51,
+                       "unsure": {"QC": 0.55}})  # fmt: skip
+    conflicts = live.referee_json(NOW)["conflicts"]
+    unsure = [c for c in conflicts if c["kind"] == "unsure_read"]
+    assert [(c["seat"], c["cards"]) for c in unsure] == [("S", ["QC"])]
+    assert "识别存疑" in unsure[0]["detail"] and "QC 0.55" in unsure[0]["detail"]
+    assert "unsure" not in json.dumps(live.public_json(NOW))  # spectators never see it
