@@ -361,6 +361,7 @@ def run_eval(opts: EvalOptions, detector: Any) -> dict[str, Any]:
 def summary_text(summary: Mapping[str, Any]) -> str:
     """The summary as a few lines, with PASS/FAIL per acceptance check."""
     p, e, inf = summary["plays"], summary["landing_error_s"], summary["infractions"]
+    unsure = p.get("unsure") or {}
     frac = "-" if p["fraction"] is None else f"{100 * p['fraction']:.2f}%"
     med = "-" if e["median"] is None else f"{e['median']:.3f} s"
     lines = [
@@ -370,9 +371,8 @@ def summary_text(summary: Mapping[str, Any]) -> str:
         f"injected found {inf['injected_found']}/{inf['injected']}; "
         f"false infractions {inf['false']} ({inf.get('false_on_unsure_plays', 0)} on a play "
         f"naming an unsure read); missed vs camera truth {inf['missed_vs_camera_truth']}",
-        f"plays naming an unsure read: {p.get('unsure', {}).get('wrong', 0)} of the "
-        f"{p['total'] - p['exact']} wrong, {p.get('unsure', {}).get('exact', 0)} of the "
-        f"{p['exact']} right",
+        f"plays naming an unsure read: {unsure.get('wrong', 0)} of the "
+        f"{p['total'] - p['exact']} wrong, {unsure.get('exact', 0)} of the {p['exact']} right",
         "not testable from footage: "
         + "; ".join(f"{k} ({v})" for k, v in summary["untestable_kinds"].items()),
     ]

@@ -153,9 +153,9 @@ class Score:
 
     def unsure_counts(self) -> dict[str, int]:
         """Plays naming an unsure read, among the exactly right and the wrong ones."""
-        named = [(m.trick, m.seat) in self.unsure_plays for m in self.matches]
-        exact = sum(n and m.exact for n, m in zip(named, self.matches, strict=True))
-        return {"exact": exact, "wrong": sum(named) - exact}
+        named = [m for m in self.matches if (m.trick, m.seat) in self.unsure_plays]
+        exact = sum(m.exact for m in named)
+        return {"exact": exact, "wrong": len(named) - exact}
 
     @property
     def missed_infractions(self) -> list[InfractionKey]:
