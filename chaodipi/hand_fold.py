@@ -188,6 +188,7 @@ class HandFold:
             same = next((p for p in plays if p["seat"] == c["seat"]), None)
             if same is not None:
                 same["cards"] = list(c["cards"])
+                same.pop("unsure", None)  # the referee has looked: the cards are sure now
             else:
                 at = _slot(self.profile(), plays, c["seat"])
                 plays.insert(at, {"seat": c["seat"], "cards": list(c["cards"])})

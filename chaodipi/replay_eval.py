@@ -253,7 +253,7 @@ def aggregate(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     total = sum(r["score"]["plays"]["total"] for r in results)
     exact = sum(r["score"]["plays"]["exact"] for r in results)
     errors: list[float] = []
-    injected = found = false = missed = false_on_unsure = 0
+    injected = found = false = missed = false_to_check = injected_to_check = 0
     unsure = {"exact": 0, "wrong": 0}
     false_items: list[dict[str, Any]] = []
     missed_injected: list[dict[str, Any]] = []
@@ -269,11 +269,12 @@ def aggregate(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         injected += len(inf["injected"] or [])
         found += len(inf["injected_found"])
         false += len(inf["false"])
-        false_on_unsure += len(inf.get("false_on_unsure_plays", ()))
+        false_to_check += len(inf.get("false_to_check", ()))
+        injected_to_check += len(inf.get("injected_to_check", ()))
         for outcome, n in (s["plays"].get("unsure") or {}).items():
             unsure[outcome] += n
         missed += len(inf["missed"])
-        false_items += [{"seed": r["seed"], **k} for k in inf["false"]]
+        false_items += _false_items(r["seed"], inf)
         missed_injected += [{"seed": r["seed"], **k} for k in inf["injected_missed"]]
         times.merge(StageTimes.from_json(r["timings"]))
         errors += _errors(r)
@@ -300,15 +301,28 @@ def aggregate(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
             "injected": injected,
             "injected_found": found,
             "injected_missed": missed_injected,
+            "injected_to_check": injected_to_check,
             "false": false,
             "false_items": false_items,
-            "false_on_unsure_plays": false_on_unsure,
+            "false_to_check": false_to_check,
             "missed_vs_camera_truth": missed,
         },
         "timing": {**times.to_json(), **budget},
         "checks": checks,
         "passed": all(checks.values()),
     }
+
+
+def _false_items(seed: int, inf: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """A hand's false infractions, each marked whether it was put as a question (to check)."""
+    questions = [dict(k) for k in inf.get("false_to_check", ())]
+    out = []
+    for k in inf["false"]:
+        to_check = k in questions
+        if to_check:
+            questions.remove(k)
+        out.append({"seed": seed, **k, "to_check": to_check})
+    return out
 
 
 def _errors(result: Mapping[str, Any]) -> list[float]:
@@ -368,16 +382,21 @@ def summary_text(summary: Mapping[str, Any]) -> str:
         f"{summary['hands']} hands: plays exactly right {p['exact']}/{p['total']} ({frac}); "
         f"median landing error {med}",
         f"kitties read right {summary['kitties']['right']}/{summary['kitties']['shown']}",
-        f"injected found {inf['injected_found']}/{inf['injected']}; "
-        f"false infractions {inf['false']} ({inf.get('false_on_unsure_plays', 0)} on a play "
-        f"naming an unsure read); missed vs camera truth {inf['missed_vs_camera_truth']}",
+        f"injected found {inf['injected_found']}/{inf['injected']} "
+        f"({inf.get('injected_to_check', 0)} only as a question to check); "
+        f"false infractions {inf['false']} ({inf.get('false_to_check', 0)} of them put as a "
+        f"question: resting on an unsure read); missed vs camera truth "
+        f"{inf['missed_vs_camera_truth']}",
         f"plays naming an unsure read: {unsure.get('wrong', 0)} of the "
         f"{p['total'] - p['exact']} wrong, {unsure.get('exact', 0)} of the {p['exact']} right",
         "not testable from footage: "
         + "; ".join(f"{k} ({v})" for k, v in summary["untestable_kinds"].items()),
     ]
     for item in inf["false_items"]:
-        lines.append(f"  false: seed {item['seed']} {item['kind']} {item['seat']} t{item['trick']}")
+        question = " (to check: rests on an unsure read)" if item.get("to_check") else ""
+        lines.append(
+            f"  false: seed {item['seed']} {item['kind']} {item['seat']} t{item['trick']}{question}"
+        )
     for item in inf["injected_missed"]:
         lines.append(
             f"  missed: seed {item['seed']} {item['kind']} {item['seat']} t{item['trick']}"

@@ -15,7 +15,11 @@ hand record (its contract: rules, levels, declarer, trump):
   only the full record shows is *off camera*). A recovered infraction that the camera truth
   lacks is *false*; one the camera truth has and the recovery lacks is *missed*; the planted
   ones (``{"kind", "seat", "trick"}`` of ``chaodipi simulate --inject``) are *found* when the
-  recovered audit has them.
+  recovered audit has them;
+* a recovered infraction whose proof rests on a card the camera read unsure
+  (:attr:`engine.audit.Infraction.to_check`) goes to the referee as a question, not asserted:
+  false and planted ones are counted apart by that tier (``false_to_check``,
+  ``injected_to_check``: found, but only as a question).
 """
 
 from __future__ import annotations
@@ -54,9 +58,15 @@ def feed_events(events: Iterable[Mapping[str, Any]], record: Mapping[str, Any]) 
     return feed
 
 
-def infraction_keys(report: AuditReport) -> list[InfractionKey]:
-    """``(kind, seat, trick)`` of every infraction in an audit, in the audit's order."""
-    return [(i.kind, i.seat, i.trick) for i in report.infractions]
+def infraction_keys(report: AuditReport, *, to_check: bool | None = None) -> list[InfractionKey]:
+    """``(kind, seat, trick)`` of the infractions in an audit, in the audit's order: all of
+    them, or only those that are (``to_check=True``) or are not (``False``) for the referee to
+    check."""
+    return [
+        (i.kind, i.seat, i.trick)
+        for i in report.infractions
+        if to_check is None or i.to_check == to_check
+    ]
 
 
 def _key(item: Mapping[str, Any]) -> InfractionKey:
@@ -125,6 +135,8 @@ class Score:
     conflicts: Counter[str] = field(default_factory=Counter)
     unsure_plays: set[tuple[int, str]] = field(default_factory=set)
     """(trick, seat) of the recovered plays that name unsure reads (``PlayEvent.unsure``)."""
+    to_check: list[InfractionKey] = field(default_factory=list)
+    """The recovered infractions whose proof rests on an unsure read (a multiset of keys)."""
 
     @property
     def plays_total(self) -> int:
@@ -147,9 +159,18 @@ class Score:
         return _minus(self.recovered, self.camera_truth)
 
     @property
-    def false_on_unsure_plays(self) -> list[InfractionKey]:
-        """False infractions flagged on a seat's trick whose play named an unsure read."""
-        return [k for k in self.false_infractions if (k[2], k[1]) in self.unsure_plays]
+    def asserted(self) -> list[InfractionKey]:
+        """The recovered infractions the audit asserts (their proof rests on sure reads)."""
+        return _minus(self.recovered, self.to_check)
+
+    @property
+    def false_asserted(self) -> list[InfractionKey]:
+        return _minus(self.asserted, self.camera_truth)
+
+    @property
+    def false_to_check(self) -> list[InfractionKey]:
+        """False infractions put to the referee as a question (resting on an unsure read)."""
+        return _minus(self.false_infractions, self.false_asserted)
 
     def unsure_counts(self) -> dict[str, int]:
         """Plays naming an unsure read, among the exactly right and the wrong ones."""
@@ -169,6 +190,12 @@ class Score:
     def injected_found(self) -> list[InfractionKey]:
         have = Counter(self.recovered)
         return [k for k in self.injected or () if have[k] > 0]
+
+    @property
+    def injected_to_check(self) -> list[InfractionKey]:
+        """Planted infractions found only as a question (no asserted copy)."""
+        have = Counter(self.asserted)
+        return [k for k in self.injected_found if have[k] == 0]
 
     @property
     def injected_missed(self) -> list[InfractionKey]:
@@ -224,12 +251,14 @@ class Score:
                 "recovered": _as_json(self.recovered),
                 "camera_truth": _as_json(self.camera_truth),
                 "full_record": _as_json(self.full_record),
+                "to_check": _as_json(self.to_check),
                 "false": _as_json(self.false_infractions),
-                "false_on_unsure_plays": _as_json(self.false_on_unsure_plays),
+                "false_to_check": _as_json(self.false_to_check),
                 "missed": _as_json(self.missed_infractions),
                 "off_camera": _as_json(self.off_camera),
                 "injected": None if self.injected is None else _as_json(self.injected),
                 "injected_found": _as_json(self.injected_found),
+                "injected_to_check": _as_json(self.injected_to_check),
                 "injected_missed": _as_json(self.injected_missed),
             },
             "conflicts": dict(sorted(self.conflicts.items())),
@@ -253,12 +282,14 @@ class Score:
             f"max {sec(e['max'])} (n={e['n']})",
             f"kitty right: {j['kitty']['right']}",
             f"infractions recovered: {keys(inf['recovered'])}",
-            f"false infractions: {keys(inf['false'])}; missed: {keys(inf['missed'])}",
+            f"false infractions: {keys(inf['false'])} (to check, resting on an unsure read: "
+            f"{keys(inf['false_to_check'])}); missed: {keys(inf['missed'])}",
         ]
         if self.injected is not None:
             lines.append(
                 f"injected found: {len(self.injected_found)}/{len(self.injected)}"
-                f" (missed: {keys(inf['injected_missed'])})"
+                f" (missed: {keys(inf['injected_missed'])}; only to check: "
+                f"{keys(inf['injected_to_check'])})"
             )
         if self.off_camera:
             lines.append(f"off camera (full record only): {keys(inf['off_camera'])}")
@@ -317,26 +348,19 @@ def score_events(
     conflicts: Counter[str] = Counter(
         str(e.get("kind")) for e in predicted if e.get("type") == "recognition_conflict"
     )
-    unsure_at = {
-        (str(e["seat"]), float(e["t_landed"]))
-        for e in predicted
-        if e.get("type") == "play" and e.get("unsure")
-    }
-    unsure_plays = {
-        (number, seat)
-        for (number, seat), play in got.items()
-        if play.get("t") is not None and (seat, float(play["t"])) in unsure_at
-    }
+    unsure_plays = {(number, seat) for (number, seat), play in got.items() if play.get("unsure")}
     kitty_true, kitty_rec = true.get("kitty"), rec.get("kitty")
+    recovered_audit = rec_feed.audit()
     return Score(
         matches=matches,
         extra_plays=extra,
         kitty_true=None if kitty_true is None else tuple(kitty_true),
         kitty_recovered=None if kitty_rec is None else tuple(kitty_rec),
-        recovered=infraction_keys(rec_feed.audit()),
+        recovered=infraction_keys(recovered_audit),
         camera_truth=infraction_keys(true_feed.audit()),
         full_record=infraction_keys(audit(load_record(record))),
         injected=None if injected is None else [_key(i) for i in injected],
         conflicts=conflicts,
         unsure_plays=unsure_plays,
+        to_check=infraction_keys(recovered_audit, to_check=True),
     )

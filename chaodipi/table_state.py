@@ -20,7 +20,9 @@ passed to the JSON methods.
   fold never fails.
 
 Spectator JSON (:meth:`TableState.to_public_json`) carries no proof, evidence, conflicts,
-corrections, notes or referee names; dismissed infractions are left out of it.
+corrections, notes or referee names; dismissed infractions are left out of it, and so are
+open ones whose proof rests on a card the camera read unsurely (``Infraction.to_check``): they
+are the referee's question until confirmed.
 """
 
 from __future__ import annotations
@@ -338,8 +340,8 @@ class TableState:
         for inf, ident, status in zip(
             scored.report.infractions, scored.ids, scored.status, strict=True
         ):
-            if status == "dismissed" and not referee:
-                continue
+            if not referee and (status == "dismissed" or (status == "open" and inf.to_check)):
+                continue  # an open one resting on an unsure read is the referee's question
             row: dict[str, Any] = {
                 "id": ident,
                 "kind": inf.kind,
@@ -354,6 +356,7 @@ class TableState:
                     "cards": list(inf.cards),
                     "found_at": inf.found_at,
                     "proof": inf.proof,
+                    "unsure_reads": [r.to_json() for r in inf.unsure_reads],
                     "evidence": _urls(hand.evidence_of(inf.trick, inf.found_at)),
                     "note": decision.get("note"),
                     "decided_by": decision.get("actor"),

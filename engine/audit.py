@@ -51,6 +51,18 @@ KINDS: tuple[str, ...] = (
 
 
 @dataclass(frozen=True)
+class UnsureRead:
+    """A card of a play (:attr:`engine.record.Play.unsure`) whose reading is in doubt."""
+
+    trick: int  # 1-based
+    seat: str
+    card: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"trick": self.trick, "seat": self.seat, "card": self.card}
+
+
+@dataclass(frozen=True)
 class Infraction:
     kind: str
     seat: str
@@ -59,6 +71,13 @@ class Infraction:
     penalty: int
     proof: str
     found_at: int | None = None  # trick whose play proved it (None: seen as it happened)
+    unsure_reads: tuple[UnsureRead, ...] = ()
+    """The unsure cards its proof rests on; with any, it is for the referee to check."""
+
+    @property
+    def to_check(self) -> bool:
+        """Whether the proof rests on a card read in doubt (not asserted, a question)."""
+        return bool(self.unsure_reads)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -69,6 +88,7 @@ class Infraction:
             "penalty": self.penalty,
             "proof": self.proof,
             "found_at": self.found_at,
+            "unsure_reads": [r.to_json() for r in self.unsure_reads],
         }
 
 
@@ -199,10 +219,30 @@ class _Auditor:
         penalty: int,
         proof: str,
         found_at: int | None = None,
+        rests_on: Sequence[tuple[int, str, Collection[str]]] = (),
     ) -> None:
+        """Record an infraction; ``rests_on`` lists the card reads its proof needs, as
+        (trick, seat, cards of that seat's play there)."""
+        unsure = self.unsure_among(rests_on)
+        if unsure:
+            proof += " · 识别存疑，请核对: rests on " + ", ".join(
+                f"{r.card} ({r.seat}, trick {r.trick})" for r in unsure
+            )
         self.infractions.append(
-            Infraction(kind, seat, trick, tuple(cards), penalty, proof, found_at)
+            Infraction(kind, seat, trick, tuple(cards), penalty, proof, found_at, unsure)
         )
+
+    def unsure_among(
+        self, rests_on: Sequence[tuple[int, str, Collection[str]]]
+    ) -> tuple[UnsureRead, ...]:
+        out: dict[UnsureRead, None] = {}
+        for number, seat, cards in rests_on:
+            for play in self.record.tricks[number - 1]:
+                if play.seat == seat:
+                    out.update(
+                        (UnsureRead(number, seat, c), None) for c in play.unsure if c in cards
+                    )
+        return tuple(out)
 
     def cls_name(self, cls: str | None) -> str:
         return "mixed suits" if cls is None else self.order.describe_class(cls)
@@ -256,6 +296,7 @@ class _Auditor:
                     p.throw_fail_penalty_per_card * lead.size,
                     f"trick {number}: {lead_play.seat} led {' '.join(lead.cards)}, which mixes "
                     "suits; a throw (甩牌) must be of one suit or all trumps",
+                    rests_on=[(number, lead_play.seat, lead_play.cards)],
                 )
             self.check_counts(number, lead_play, lead.size, ordered)
             is_last = number == len(self.record.tricks)
@@ -375,6 +416,7 @@ class _Auditor:
                             self.hand_count_penalty(sum(missing.values())),
                             f"trick {t + 1}: {seat} played {' '.join(missing.elements())}, "
                             "which its recorded hand no longer held · 手牌不符",
+                            rests_on=[(t + 1, seat, tuple(missing))],
                         )
                     running[seat] = running[seat] - Counter(cards)
         else:
@@ -408,12 +450,19 @@ class _Auditor:
         number = t + 1
         found = number
         proving: list[str] = []
+        lead_seat = self.lead_seat(t)
+        rests_on: list[tuple[int, str, Collection[str]]] = [
+            (number, lead_seat, trick.lead.cards),
+            (number, seat, cards),
+        ]
         if self.record.hands is None:
             lower: Counter[str] = Counter(cards)
             for later in range(t + 1, len(self.by_seat)):
                 more = self.by_seat[later].get(seat, ())
                 lower.update(more)
-                proving += [c for c in more if self.order.info[c].cls == trick.lead.cls]
+                led_class = [c for c in more if self.order.info[c].cls == trick.lead.cls]
+                proving += led_class
+                rests_on.append((later + 1, seat, led_class))
                 if follow_violation(self.order, p, trick.lead, lower, cards) is not None:
                     found = later + 1
                     break
@@ -431,7 +480,6 @@ class _Auditor:
                 f"it later played {' '.join(proving)} (by trick {found}), so it held them "
                 f"at trick {number}"
             )
-        lead_seat = self.lead_seat(t)
         proof = (
             f"trick {number}: {lead_seat} led {' '.join(trick.lead.cards)}; {seat} played "
             f"{' '.join(cards)} but had to play {what}: {why}. "
@@ -440,11 +488,13 @@ class _Auditor:
             proof += (
                 f"Proven {delay} tricks later (≥ {p.hidden_card_after_tricks}): 藏牌 hidden cards"
             )
-            self.flag("hidden_cards", seat, number, cards, p.penalty_hidden_card, proof, found)
+            self.flag(
+                "hidden_cards", seat, number, cards, p.penalty_hidden_card, proof, found, rests_on
+            )
         else:
             proof += "Proven within the round: 吃苍蝇/跟错牌 revoke"
             penalty = p.penalty_revoke_per_card * v.wrong_cards
-            self.flag("revoke", seat, number, cards, penalty, proof, found)
+            self.flag("revoke", seat, number, cards, penalty, proof, found, rests_on)
 
     def check_throw(self, t: int, held: dict[str, Counter[str]]) -> None:
         p = self.profile
@@ -477,10 +527,13 @@ class _Auditor:
             wrong = n
         where = "its recorded hand"
         found = number
+        rests_on: list[tuple[int, str, Collection[str]]] = [(number, thrower, trick.lead.cards)]
         if self.record.hands is None:
             need = Counter(beaten_by)
             for later in range(t, len(self.by_seat)):
-                need -= Counter(self.by_seat[later].get(seat, ()))
+                played = self.by_seat[later].get(seat, ())
+                rests_on.append((later + 1, seat, [c for c in played if c in need]))
+                need -= Counter(played)
                 if not need:
                     found = later + 1
                     break
@@ -491,7 +544,9 @@ class _Auditor:
             f"{' '.join(unit.cards)} · 甩牌失败"
         )
         penalty = p.throw_fail_penalty_per_card * wrong
-        self.flag("failed_throw", thrower, number, trick.lead.cards, penalty, proof, found)
+        self.flag(
+            "failed_throw", thrower, number, trick.lead.cards, penalty, proof, found, rests_on
+        )
 
     # ----- pass 3: card identities and counts ----------------------------------------------
     def check_cards(self) -> None:
@@ -507,6 +562,7 @@ class _Auditor:
             )
         seen: Counter[str] = Counter()
         where: dict[str, list[str]] = {}
+        shown_in: dict[str, list[tuple[int, str, Collection[str]]]] = {}
         base: list[tuple[str, str]] = [(c, "the kitty") for c in (r.kitty or ())]
         if r.hands is not None:
             base += [(c, f"{s}'s recorded hand") for s in SEATS for c in r.hands[s]]
@@ -520,6 +576,7 @@ class _Auditor:
                         continue  # hands already count every card a seat can play
                     seen[card] += 1
                     where.setdefault(card, []).append(f"trick {number} ({play.seat})")
+                    shown_in.setdefault(card, []).append((number, play.seat, (card,)))
                     if seen[card] == COPIES + 1:
                         self.flag(
                             "duplicate_card",
@@ -529,6 +586,7 @@ class _Auditor:
                             0,
                             f"trick {number}: {play.seat} showed a third {card}; two decks hold "
                             f"two ({', '.join(where[card])}) · 牌张重复",
+                            rests_on=shown_in[card],
                         )
         if r.hands is not None:
             for card, n in seen.items():

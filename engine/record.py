@@ -28,6 +28,9 @@ class Play:
     seat: str
     cards: tuple[str, ...]
     t: float | None = None
+    unsure: tuple[str, ...] = ()
+    """Cards of this play whose reading is in doubt (a camera read under its confidence bar):
+    an infraction whose proof rests on one is for the referee to check, not asserted."""
 
 
 @dataclass(frozen=True)
@@ -77,6 +80,19 @@ def _time(value: Any, where: str) -> float | None:
     return float(value)
 
 
+def _unsure(value: Any, cards: tuple[str, ...], where: str) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    unsure = _cards(value, f"{where} unsure")
+    strange = [c for c in unsure if c not in cards]
+    if strange:
+        raise RecordError(
+            f"{where} unsure names {' '.join(strange)}, which the play does not hold: "
+            "list only cards of the play"
+        )
+    return unsure
+
+
 def load_record(data: Any) -> HandRecord:
     """Validate parsed JSON and build a :class:`HandRecord` (raises :class:`RecordError`)."""
     if not isinstance(data, Mapping):
@@ -124,7 +140,8 @@ def load_record(data: Any) -> HandRecord:
             cards = _cards(play.get("cards"), f"{where} cards")
             if not cards:
                 raise RecordError(f"{where} has no cards: a play shows at least one card")
-            plays.append(Play(str(seat), cards, _time(play.get("t"), f"{where} t")))
+            unsure = _unsure(play.get("unsure"), cards, where)
+            plays.append(Play(str(seat), cards, _time(play.get("t"), f"{where} t"), unsure))
         tricks.append(tuple(plays))
     kitty = data.get("kitty")
     hands_raw = data.get("hands")
@@ -180,13 +197,14 @@ def record_to_json(record: HandRecord) -> dict[str, Any]:
         out["must_play_done"] = {k: list(v) for k, v in record.must_play_done.items()}
     if record.finished is not None:
         out["finished"] = record.finished
-    out["tricks"] = [
-        {
-            "plays": [
-                {"seat": p.seat, "cards": list(p.cards), **({"t": p.t} if p.t is not None else {})}
-                for p in trick
-            ]
-        }
-        for trick in record.tricks
-    ]
+    out["tricks"] = [{"plays": [_play_json(p) for p in trick]} for trick in record.tricks]
+    return out
+
+
+def _play_json(play: Play) -> dict[str, Any]:
+    out: dict[str, Any] = {"seat": play.seat, "cards": list(play.cards)}
+    if play.t is not None:
+        out["t"] = play.t
+    if play.unsure:
+        out["unsure"] = list(play.unsure)
     return out

@@ -308,3 +308,56 @@ def test_a_seat_missing_from_a_finished_trick_is_a_card_count_infraction() -> No
     report = run(["S:AS W:3S N:4S", "S:KS W:6S N:7S E:8S"])
     assert kinds(report) == [("card_count", "E", 1)]
     assert report.tricks[0].winner == "S"
+
+
+def _unsure(rec: dict[str, object], trick_no: int, seat: str, *cards: str) -> dict[str, object]:
+    """Mark ``cards`` of ``seat``'s play in trick ``trick_no`` as read unsurely."""
+    tricks = rec["tricks"]
+    assert isinstance(tricks, list)
+    for play in tricks[trick_no - 1]["plays"]:
+        if play["seat"] == seat:
+            play["unsure"] = list(cards)
+    return rec
+
+
+def test_a_revoke_whose_proof_rests_on_an_unsure_read_is_for_the_referee_to_check() -> None:
+    # W's 3D might be a misread 3S: the revoke is put as a question, with the read it rests on
+    rec = _unsure(record(["S:AS W:3D N:4S E:5S", "S:KS W:6S N:7S E:8S"]), 1, "W", "3D")
+    inf = audit(load_record(rec)).infractions[0]
+    assert (inf.kind, inf.seat, inf.trick, inf.to_check) == ("revoke", "W", 1, True)
+    assert inf.to_json()["unsure_reads"] == [{"trick": 1, "seat": "W", "card": "3D"}]
+    assert "识别存疑" in inf.proof and "3D (W, trick 1)" in inf.proof
+    # the later card that proves it counts as much as the revoking one
+    rec = _unsure(record(["S:AS W:3D N:4S E:5S", "S:KS W:6S N:7S E:8S"]), 2, "W", "6S")
+    assert audit(load_record(rec)).infractions[0].to_check
+
+
+def test_an_unsure_read_the_proof_does_not_need_leaves_the_infraction_asserted() -> None:
+    # E's 5S and W's later 6C have nothing to do with W's revoke; the overtime rests on times
+    rec = _unsure(record(["S:AS W:3D N:4S E:5S", "S:KS W:6S N:7S E:8S"]), 1, "E", "5S")
+    rec = _unsure(rec, 2, "N", "7S")
+    report = audit(load_record(rec))
+    assert kinds(report) == [("revoke", "W", 1)]
+    assert not report.infractions[0].to_check
+    assert report.infractions[0].to_json()["unsure_reads"] == []
+    timed = record([trick("S:AS W:3S N:4S E:5S", [1.0, 2.0, 3.0, 30.0])])
+    report = audit(load_record(_unsure(timed, 1, "E", "5S")))
+    assert kinds(report) == [("overtime", "E", 1)] and not report.infractions[0].to_check
+
+
+def test_a_third_copy_is_to_check_when_any_of_the_three_was_read_unsurely() -> None:
+    tricks = ["S:AS W:3S N:4S E:5S", "S:AS W:6S N:7S E:8S", "S:AS W:9S N:10S E:JS"]
+    assert not audit(load_record(record(tricks))).infractions[-1].to_check
+    for number in (1, 2, 3):
+        report = audit(load_record(_unsure(record(tricks), number, "S", "AS")))
+        dup = [i for i in report.infractions if i.kind == "duplicate_card"]
+        assert [r.trick for r in dup[0].unsure_reads] == [number]
+
+
+def test_a_record_names_only_cards_of_the_play_as_unsure_and_keeps_them() -> None:
+    from engine.record import record_to_json
+
+    rec = _unsure(record(["S:AS W:3D N:4S E:5S"]), 1, "W", "3D")
+    assert record_to_json(load_record(rec))["tricks"][0]["plays"][1]["unsure"] == ["3D"]
+    with pytest.raises(RecordError, match="trick 1 play 2 unsure names 3S, which the play"):
+        load_record(_unsure(record(["S:AS W:3D N:4S E:5S"]), 1, "W", "3S"))

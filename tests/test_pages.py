@@ -73,17 +73,19 @@ class Table:
             actor="system",
         )
 
-    def play(self, seat: str, cards: list[str], t: float) -> int:
-        return self.append(
-            "play",
-            {
-                "seat": seat,
-                "cards": cards,
-                "t_landed": t,
-                "t_stable": t + 0.3,
-                "frames": {"landed": f"{t:.1f}", "stable": f"{t + 0.3:.1f}"},
-            },
-        )
+    def play(
+        self, seat: str, cards: list[str], t: float, unsure: dict[str, float] | None = None
+    ) -> int:
+        data: dict[str, Any] = {
+            "seat": seat,
+            "cards": cards,
+            "t_landed": t,
+            "t_stable": t + 0.3,
+            "frames": {"landed": f"{t:.1f}", "stable": f"{t + 0.3:.1f}"},
+        }
+        if unsure:
+            data["unsure"] = unsure
+        return self.append("play", data)
 
     def clear_trick(self, t: float) -> int:
         return self.append("trick_cleared", {"t": t, "frame": f"{t:.1f}"})
@@ -287,6 +289,30 @@ def test_a_referee_confirms_an_infraction_and_spectators_see_the_score_change(
     spectator.wait_for_selector("#defender-points:text-is('25')", timeout=1000)
     assert "罚分 +10" in spectator.inner_text("#points-extra")
     assert "违例" in spectator.inner_text("#infractions .inf-confirmed")
+
+
+def test_an_infraction_resting_on_an_unsure_read_asks_the_referee_to_look_at_the_cards(
+    table: Table, new_context: NewContext
+) -> None:
+    table.start_hand()
+    table.play("N", ["AS"], T0)
+    table.play("E", ["3D"], T0 + 2, unsure={"3D": 0.6})  # a 3S, perhaps
+    table.play("S", ["3S"], T0 + 4)
+    table.play("W", ["2S"], T0 + 6)
+    table.clear_trick(T0 + 9)
+    for i, (seat, card) in enumerate([("N", "6S"), ("E", "KS"), ("S", "7S"), ("W", "4S")]):
+        table.play(seat, [card], T0 + 10 + 2 * i)  # E plays a spade: "it held one in trick 1"
+
+    referee = new_context().new_page()
+    sign_in(referee, table)
+    item = referee.locator("#queue .queue-item", has_text="该跟不跟").filter(has_text="东")
+    item.wait_for()
+    assert "识别存疑" in item.locator(".to-check").inner_text()
+    assert "3D" in item.locator(".to-check").inner_text()
+    assert table.state()["infractions"] == []  # not shown to spectators while it is a question
+    item.get_by_role("button", name="确认违例").click()
+    referee.wait_for_selector("#queue-msg.msg-ok")
+    assert [i["kind"] for i in table.state()["infractions"]] == ["revoke"]
 
 
 def test_a_wrong_pin_is_refused_on_the_sign_in_page(table: Table, page: Page) -> None:

@@ -178,22 +178,30 @@ def test_score_events_counts_plays_times_and_infractions_exactly() -> None:
     assert "plays exactly right: 7/8 (87.5%)" in score.text()
 
 
-def test_score_events_counts_the_plays_and_false_infractions_that_name_unsure_reads() -> None:
-    truth = [_play("N", "AS", 1.0), _play("E", "KS", 2.0), _play("S", "QS", 3.0)]
-    truth += [_play("W", "JS", 4.0), {**CLEARED, "t": 5.0}]
-    truth += [_play("N", "10S", 6.0), _play("E", "9S", 7.0), _play("S", "8S", 8.0)]
-    truth += [_play("W", "7S", 9.0)]
-    predicted = [
-        {**_play("N", "AS", 1.0), "unsure": {"AS": 0.75}},  # right, though read unsurely
-        *truth[1:7],
-        {**_play("W", "7S", 7.3), "unsure": {"7S": 0.7}},  # lands before S: out of turn
-        {**_play("S", "6S", 8.0), "unsure": {"6S": 0.6}},  # misread: 6S for 8S
-    ]
+def test_an_infraction_resting_on_an_unsure_read_is_counted_as_a_question_not_asserted() -> None:
+    tricks = [["N AS", "E KS", "S QS", "W JS"], ["N 10S", "E 9S", "S 8S", "W 7S"]]
+    tricks += [["N 6S", "E 4S", "S 3S", "W 2S"]]
+    truth: list[dict[str, Any]] = []
+    for number, trick in enumerate(tricks):
+        for k, play in enumerate(trick):
+            seat, card = play.split()
+            truth.append(_play(seat, card, 10.0 * number + k + 1))
+        truth.append({**CLEARED, "t": 10.0 * number + 5})
+    predicted = list(truth)
+    predicted[0] = {**truth[0], "unsure": {"AS": 0.75}}  # right, though read unsurely
+    predicted[7] = {**_play("W", "7S", 12.3), "unsure": {"7S": 0.7}}  # lands before S
+    predicted[8] = {**_play("S", "8D", 13.0), "unsure": {"8D": 0.6}}  # misread: 8D for 8S
     record = {"format": "chaodipi-hand/1", **CONTRACT, "tricks": []}
-    score = score_events(predicted, truth, record)
+    injected = [{"kind": "revoke", "seat": "S", "trick": 2}]
+    score = score_events(predicted, truth, record, injected=injected)
     assert score.to_json()["plays"]["unsure"] == {"exact": 2, "wrong": 1}
-    assert score.false_infractions == [("out_of_turn", "W", 2)]
-    assert score.false_on_unsure_plays == [("out_of_turn", "W", 2)]
+    # S "played 8D" holding a spade (3S, trick 3): a revoke, but only as read unsurely
+    assert score.false_infractions == [("revoke", "S", 2), ("out_of_turn", "W", 2)]
+    assert score.false_to_check == [("revoke", "S", 2)]
+    # an out-of-turn play rests on when cards landed, not on what they are: asserted
+    assert score.false_asserted == [("out_of_turn", "W", 2)]
+    assert score.injected_found == score.injected_to_check == [("revoke", "S", 2)]
+    assert "to check, resting on an unsure read: revoke S t2" in score.text()
 
 
 def test_a_play_read_under_the_unsure_bar_names_each_such_card_once_at_its_least_sure() -> None:

@@ -9,8 +9,8 @@ from typing import Any
 
 import jsonschema
 
-from chaodipi.actions import advance_hand, new_match
-from chaodipi.feed import record_events
+from chaodipi.actions import advance_hand, new_match, start_table
+from chaodipi.feed import contract_of, record_events
 from chaodipi.sink import CameraSink
 from chaodipi.table_state import TableState, fold
 from engine.audit import audit, rescore
@@ -233,3 +233,29 @@ def test_a_camera_play_that_names_unsure_reads_asks_the_referee_to_check_it(
     assert [(c["seat"], c["cards"]) for c in unsure] == [("S", ["QC"])]
     assert "识别存疑" in unsure[0]["detail"] and "QC 0.55" in unsure[0]["detail"]
     assert "unsure" not in json.dumps(live.public_json(NOW))  # spectators never see it
+
+
+def test_an_infraction_resting_on_an_unsure_read_is_the_referees_question_until_confirmed(
+    tmp_path: Path,
+) -> None:
+    rec = hand()  # N revokes in trick 7
+    live = table(tmp_path)
+    start_table(live, contract_of(rec))
+    sink = CameraSink(live)
+    revoking = rec["tricks"][6]["plays"]
+    n_cards = next(p["cards"] for p in revoking if p["seat"] == "N")
+    for _, (kind, data) in record_events(rec, EPOCH):
+        if kind == "play" and data["seat"] == "N" and data["cards"] == n_cards:
+            data = {**data, "unsure": {n_cards[0]: 0.6}}
+        sink.emit(kind, data)
+    referee = {i["id"]: i for i in live.referee_json(NOW)["infractions"]}
+    assert referee["1-revoke-N-7-0"]["unsure_reads"] == [
+        {"trick": 7, "seat": "N", "card": n_cards[0]}
+    ]
+    assert referee["1-overtime-S-9-0"]["unsure_reads"] == []
+    public = [i["id"] for i in live.public_json(NOW)["infractions"]]
+    assert public == ["1-overtime-S-9-0"]  # the question is not shown to spectators
+    live.store.append("infraction_decided", {"id": "1-revoke-N-7-0", "decision": "confirm"},
+                      "referee:王")  # fmt: skip
+    public = [i["id"] for i in live.public_json(NOW)["infractions"]]
+    assert public == ["1-revoke-N-7-0", "1-overtime-S-9-0"]

@@ -180,6 +180,8 @@ class GameFeed:
                 )
             )
             earlier["cards"] = [*earlier["cards"], *ev.cards]
+            if ev.unsure:
+                earlier["unsure"] = [*earlier.get("unsure", ()), *(c for c, _ in ev.unsure)]
             return found
         if plays and len(plays[0]["cards"]) != len(ev.cards):
             lead = plays[0]
@@ -193,7 +195,9 @@ class GameFeed:
                     ev.t_landed,
                 )
             )
-        play = {"seat": ev.seat, "cards": list(ev.cards), "t": ev.t_landed}
+        play: dict[str, Any] = {"seat": ev.seat, "cards": list(ev.cards), "t": ev.t_landed}
+        if ev.unsure:
+            play["unsure"] = [card for card, _ in ev.unsure]
         plays.insert(self._turn_position(plays, ev), play)
         return found
 

@@ -129,6 +129,15 @@ function renderQueue() {
       .filter(Boolean)
       .join(" · ");
     item.appendChild(h);
+    if (inf.unsure_reads && inf.unsure_reads.length) {
+      const reads = inf.unsure_reads
+        .map((r) => `${r.card} (${seatName(r.seat)} · ${t("inf.trick", { n: r.trick })})`)
+        .join(", ");
+      const check = document.createElement("p");
+      check.className = "to-check";
+      check.textContent = t("ref.toCheck", { reads });
+      item.appendChild(check);
+    }
     if (inf.cards && inf.cards.length) item.appendChild(cardRow(inf.cards, { size: "sm", lang: lang() }));
     if (inf.proof) {
       const label = document.createElement("div");
