@@ -244,6 +244,13 @@ class _Auditor:
                     )
         return tuple(out)
 
+    def who_won(self, number: int) -> list[tuple[int, str, Collection[str]]]:
+        """The card reads that decided trick ``number``'s winner (the next trick's leader):
+        every card of it (none before trick 1: the declarer leads it)."""
+        if number < 1:
+            return []
+        return [(number, pl.seat, pl.cards) for pl in self.record.tricks[number - 1]]
+
     def cls_name(self, cls: str | None) -> str:
         return "mixed suits" if cls is None else self.order.describe_class(cls)
 
@@ -272,6 +279,7 @@ class _Auditor:
                         f"trick {number}: {play.seat} played {' '.join(play.cards)} before "
                         f"{upstream}, who plays just before it (上家), had played ({leader} to "
                         f"lead, order {'→'.join(p.seats_in_play_order(leader))}) · 越序出牌",
+                        rests_on=self.who_won(number - 1),
                     )
                 seen.add(play.seat)
                 prev_t = self.check_play_time(number, play, prev_t)

@@ -340,7 +340,7 @@ def test_an_unsure_read_the_proof_does_not_need_leaves_the_infraction_asserted()
     assert kinds(report) == [("revoke", "W", 1)]
     assert not report.infractions[0].to_check
     assert report.infractions[0].to_json()["unsure_reads"] == []
-    timed = record([trick("S:AS W:3S N:4S E:5S", [1.0, 2.0, 3.0, 30.0])])
+    timed = record([trick("S:AS W:3S N:4S E:5S", [1.0, 2.0, 3.0, 30.0])])  # E over time
     report = audit(load_record(_unsure(timed, 1, "E", "5S")))
     assert kinds(report) == [("overtime", "E", 1)] and not report.infractions[0].to_check
 
@@ -361,3 +361,12 @@ def test_a_record_names_only_cards_of_the_play_as_unsure_and_keeps_them() -> Non
     assert record_to_json(load_record(rec))["tricks"][0]["plays"][1]["unsure"] == ["3D"]
     with pytest.raises(RecordError, match="trick 1 play 2 unsure names 3S, which the play"):
         load_record(_unsure(record(["S:AS W:3D N:4S E:5S"]), 1, "W", "3S"))
+
+
+def test_an_out_of_turn_lead_is_to_check_when_the_trick_before_was_read_unsurely() -> None:
+    # who was to lead trick 2 is who won trick 1: W's "3S" might be a trump that won it
+    tricks = ["S:AS W:3S N:4S E:5S", "W:KS N:7S E:8S S:6S"]
+    assert kinds(run(tricks)) == [("out_of_turn", "W", 2)]
+    assert not run(tricks).infractions[0].to_check
+    report = audit(load_record(_unsure(record(tricks), 1, "W", "3S")))
+    assert report.infractions[0].to_check

@@ -188,7 +188,7 @@ def test_an_infraction_resting_on_an_unsure_read_is_counted_as_a_question_not_as
             truth.append(_play(seat, card, 10.0 * number + k + 1))
         truth.append({**CLEARED, "t": 10.0 * number + 5})
     predicted = list(truth)
-    predicted[0] = {**truth[0], "unsure": {"AS": 0.75}}  # right, though read unsurely
+    predicted[10] = {**truth[10], "unsure": {"6S": 0.75}}  # right, though read unsurely
     predicted[7] = {**_play("W", "7S", 12.3), "unsure": {"7S": 0.7}}  # lands before S
     predicted[8] = {**_play("S", "8D", 13.0), "unsure": {"8D": 0.6}}  # misread: 8D for 8S
     record = {"format": "chaodipi-hand/1", **CONTRACT, "tricks": []}
@@ -198,7 +198,7 @@ def test_an_infraction_resting_on_an_unsure_read_is_counted_as_a_question_not_as
     # S "played 8D" holding a spade (3S, trick 3): a revoke, but only as read unsurely
     assert score.false_infractions == [("revoke", "S", 2), ("out_of_turn", "W", 2)]
     assert score.false_to_check == [("revoke", "S", 2)]
-    # an out-of-turn play rests on when cards landed, not on what they are: asserted
+    # an out-of-turn play rests on when cards landed and on who won trick 1 (read surely)
     assert score.false_asserted == [("out_of_turn", "W", 2)]
     assert score.injected_found == score.injected_to_check == [("revoke", "S", 2)]
     assert "to check, resting on an unsure read: revoke S t2" in score.text()
