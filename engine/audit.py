@@ -358,6 +358,7 @@ class _Auditor:
                 self.hand_count_penalty(abs(len(pl.cards) - size)),
                 f"trick {number}: {pl.seat} played {len(pl.cards)} card(s) where {by} had "
                 f"{size} ({lead_play.seat} led {lead_size}) · 出牌张数不符",
+                rests_on=[(number, pl.seat, pl.cards)],  # a fan read unsurely: count in doubt
             )
 
     def hand_count_penalty(self, cards_off: int) -> int:

@@ -370,3 +370,11 @@ def test_an_out_of_turn_lead_is_to_check_when_the_trick_before_was_read_unsurely
     assert not run(tricks).infractions[0].to_check
     report = audit(load_record(_unsure(record(tricks), 1, "W", "3S")))
     assert report.infractions[0].to_check
+
+
+def test_a_play_of_the_wrong_count_is_to_check_when_its_cards_were_read_unsurely() -> None:
+    # two fanned 10Cs, one read unsurely: the camera may have missed the one under it
+    tricks = ["S:AS,AS W:10C N:4S,4S E:5S,6S"]
+    assert not run(tricks).infractions[0].to_check
+    report = audit(load_record(_unsure(record(tricks), 1, "W", "10C")))
+    assert kinds(report) == [("card_count", "W", 1)] and report.infractions[0].to_check
