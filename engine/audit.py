@@ -56,10 +56,14 @@ class UnsureRead:
 
     trick: int  # 1-based
     seat: str
-    card: str
+    card: str | None  # None: the seat's cards were seen there but never read (record ``unread``)
 
     def to_json(self) -> dict[str, Any]:
         return {"trick": self.trick, "seat": self.seat, "card": self.card}
+
+    def describe(self) -> str:
+        what = "cards unread" if self.card is None else self.card
+        return f"{what} ({self.seat}, trick {self.trick})"
 
 
 @dataclass(frozen=True)
@@ -225,9 +229,7 @@ class _Auditor:
         (trick, seat, cards of that seat's play there)."""
         unsure = self.unsure_among(rests_on)
         if unsure:
-            proof += " · 识别存疑，请核对: rests on " + ", ".join(
-                f"{r.card} ({r.seat}, trick {r.trick})" for r in unsure
-            )
+            proof += " · 识别存疑，请核对: rests on " + ", ".join(r.describe() for r in unsure)
         self.infractions.append(
             Infraction(kind, seat, trick, tuple(cards), penalty, proof, found_at, unsure)
         )
@@ -237,6 +239,8 @@ class _Auditor:
     ) -> tuple[UnsureRead, ...]:
         out: dict[UnsureRead, None] = {}
         for number, seat, cards in rests_on:
+            if seat in self.record.unread.get(number, ()):
+                out[UnsureRead(number, seat, None)] = None
             for play in self.record.tricks[number - 1]:
                 if play.seat == seat:
                     out.update(
@@ -321,6 +325,7 @@ class _Auditor:
                             self.hand_count_penalty(lead.size),
                             f"trick {number}: {seat} played nothing before trick {number + 1} "
                             "began · 少出牌",
+                            rests_on=[(number, seat, ())],
                         )
             winner = None
             if complete:
@@ -626,6 +631,7 @@ class _Auditor:
                     (),
                     self.hand_count_penalty(abs(played - expected)),
                     f"end of hand: {seat} played {played} cards but held {expected} · 多牌/少牌",
+                    rests_on=[(n, seat, ()) for n in r.unread if seat in r.unread[n]],
                 )
 
     def is_finished(self) -> bool:

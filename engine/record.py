@@ -48,6 +48,9 @@ class HandRecord:
     first_hand: bool = False
     must_play_done: dict[str, tuple[str, ...]] = field(default_factory=dict)
     finished: bool | None = None
+    unread: dict[int, tuple[str, ...]] = field(default_factory=dict)
+    """Trick number → seats that played nothing there as far as the record knows, although
+    cards were seen in their place that could not be read (the camera's ``unread``)."""
 
     def profile(self) -> RuleProfile:
         return get_profile(self.rules, self.rule_overrides)
@@ -93,6 +96,18 @@ def _unsure(value: Any, cards: tuple[str, ...], where: str) -> tuple[str, ...]:
     return unsure
 
 
+def _unread(value: Any, plays: list[Play], number: int) -> tuple[str, ...]:
+    if not isinstance(value, list) or any(s not in SEATS for s in value):
+        raise RecordError(f'trick {number} unread must be a list of seats like ["N"]')
+    played = [s for s in value if any(p.seat == s for p in plays)]
+    if played:
+        raise RecordError(
+            f"trick {number} unread names {' '.join(played)}, which played there: list only "
+            "seats with no play in the trick"
+        )
+    return tuple(str(s) for s in value)
+
+
 def load_record(data: Any) -> HandRecord:
     """Validate parsed JSON and build a :class:`HandRecord` (raises :class:`RecordError`)."""
     if not isinstance(data, Mapping):
@@ -126,6 +141,7 @@ def load_record(data: Any) -> HandRecord:
     if not isinstance(raw_tricks, list):
         raise RecordError('tricks must be a list of {"plays": [...]}')
     tricks: list[tuple[Play, ...]] = []
+    unread: dict[int, tuple[str, ...]] = {}
     for i, trick in enumerate(raw_tricks, start=1):
         if not isinstance(trick, Mapping) or not isinstance(trick.get("plays"), list):
             raise RecordError(f'trick {i} must be an object with a "plays" list')
@@ -143,6 +159,8 @@ def load_record(data: Any) -> HandRecord:
             unsure = _unsure(play.get("unsure"), cards, where)
             plays.append(Play(str(seat), cards, _time(play.get("t"), f"{where} t"), unsure))
         tricks.append(tuple(plays))
+        if trick.get("unread"):
+            unread[i] = _unread(trick["unread"], plays, i)
     kitty = data.get("kitty")
     hands_raw = data.get("hands")
     hands: dict[str, tuple[str, ...]] | None = None
@@ -170,6 +188,7 @@ def load_record(data: Any) -> HandRecord:
         first_hand=bool(data.get("first_hand", False)),
         must_play_done={str(k): tuple(str(r) for r in v) for k, v in done_raw.items()},
         finished=finished,
+        unread=unread,
     )
 
 
@@ -198,6 +217,8 @@ def record_to_json(record: HandRecord) -> dict[str, Any]:
     if record.finished is not None:
         out["finished"] = record.finished
     out["tricks"] = [{"plays": [_play_json(p) for p in trick]} for trick in record.tricks]
+    for number, seats in record.unread.items():
+        out["tricks"][number - 1]["unread"] = list(seats)
     return out
 
 

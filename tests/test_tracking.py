@@ -155,6 +155,27 @@ def test_trick_collected_gives_trick_cleared_and_next_trick_plays() -> None:
     assert len(table.plays()) == 5
 
 
+def test_a_seat_whose_cards_never_read_steadily_is_named_unread_when_the_trick_is_cleared() -> None:
+    table = Table()
+    play_trick(table, TRICK[:3])  # S, W, N play; E's pair reads differently frame after frame
+    flicker = [["10D", "2D"], ["QD", "2D"], ["2D"]]
+    zones = {seat: cards for seat, cards in TRICK[:3]}
+    for k in range(12):
+        table.run({**zones, "E": flicker[k % 3]}, 1)
+    assert [p.seat for p in table.plays()] == ["S", "W", "N"]
+    table.run({}, 1, MOVING)
+    table.run({}, 10)
+    cleared = [e for e in table.events if isinstance(e, TrickClearedEvent)]
+    assert [c.unread for c in cleared] == [("E",)]
+    assert cleared[0].to_json()["unread"] == ["E"]
+    assert event_from_json(cleared[0].to_json()) == cleared[0]
+    # a trick whose four plays were all read names none, and its JSON has no "unread"
+    play_trick(table, TRICK)
+    table.run({}, 11)
+    last = [e for e in table.events if isinstance(e, TrickClearedEvent)][-1]
+    assert last.unread == () and "unread" not in last.to_json()
+
+
 def test_a_lead_landing_before_its_zone_was_seen_empty_after_the_sweep_starts_the_next_trick() -> (
     None
 ):
@@ -286,6 +307,20 @@ def test_game_feed_seat_twice_and_count_mismatch() -> None:
     assert feed.record["tricks"][0]["plays"][1]["cards"] == ["3S", "4S"]
     feed.audit()  # still a valid record
     assert [c.kind for c in feed.apply(TrickClearedEvent(5.0))] == ["incomplete_trick"]
+
+
+def test_game_feed_a_seat_seen_but_unread_is_a_question_not_a_seat_that_played_nothing() -> None:
+    feed = GameFeed(declarer="S", trump="H")
+    for seat, card, t in (("S", "AS", 0.0), ("W", "3S", 2.0), ("N", "4S", 4.0)):
+        feed.apply(PlayEvent(seat, (card,), t, t + 0.5))
+    (conflict,) = feed.apply(TrickClearedEvent(7.0, unread=("E",)))
+    assert conflict.kind == "incomplete_trick" and "never read steadily" in conflict.detail
+    assert feed.record["tricks"][0]["unread"] == ["E"]
+    feed.apply(PlayEvent("S", ("KS",), 8.0, 8.5))
+    (inf,) = feed.audit().infractions
+    assert (inf.kind, inf.seat, inf.trick, inf.to_check) == ("card_count", "E", 1, True)
+    assert inf.to_json()["unsure_reads"] == [{"trick": 1, "seat": "E", "card": None}]
+    assert "cards unread (E, trick 1)" in inf.proof
 
 
 def test_game_feed_a_late_card_before_the_sweep_joins_its_seats_play_and_reads_json() -> None:

@@ -60,15 +60,23 @@ class PlayEvent:
 
 @dataclass(frozen=True)
 class TrickClearedEvent:
-    """All four seat zones were emptied (the trick was collected) at ``t``."""
+    """All four seat zones were emptied (the trick was collected) at ``t``.
+
+    ``unread`` names the seats that played nothing in the trick although their zone showed cards
+    the tracker could never read steadily (JSON ``"unread": ["N"]``, present only when some
+    did): their play was on the table, unread, not absent."""
 
     t: float
     frame: str = ""
+    unread: tuple[str, ...] = ()
 
     type: ClassVar[str] = "trick_cleared"
 
     def to_json(self) -> dict[str, Any]:
-        return {"type": self.type, "t": self.t, "frame": self.frame}
+        out: dict[str, Any] = {"type": self.type, "t": self.t, "frame": self.frame}
+        if self.unread:
+            out["unread"] = list(self.unread)
+        return out
 
 
 @dataclass(frozen=True)
@@ -131,7 +139,11 @@ def event_from_json(data: Mapping[str, Any]) -> Event:
                 tuple((str(c), float(v)) for c, v in (data.get("unsure") or {}).items()),
             )
         if kind == "trick_cleared":
-            return TrickClearedEvent(float(data["t"]), str(data.get("frame", "")))
+            return TrickClearedEvent(
+                float(data["t"]),
+                str(data.get("frame", "")),
+                tuple(str(s) for s in data.get("unread") or ()),
+            )
         if kind == "kitty":
             return KittyEvent(
                 tuple(str(c) for c in data["cards"]),

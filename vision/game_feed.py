@@ -13,9 +13,11 @@ Before a play is accepted it is checked against the game; a contradiction become
 with a third copy, and a trick collected with fewer than four plays — ``incomplete_trick`` — too)
 and the play is still recorded as seen: the referee decides, the engine flags the infraction. A
 seat's second play in one trick is merged into its first, the only way the record stays one play
-per seat per trick. Plays join their trick in landing order, except that two landing within
-:data:`SAME_MOMENT_S` of each other are taken in turn order (the camera's dates cannot order
-them; a referee would not call an out-of-turn play on it).
+per seat per trick. A play's ``unsure`` reads and a collected trick's ``unread`` seats (cards
+that were there but never read steadily) go into the record, so that the audit puts what rests
+on them to the referee as a question. Plays join their trick in landing order, except that two
+landing within :data:`SAME_MOMENT_S` of each other are taken in turn order (the camera's dates
+cannot order them; a referee would not call an out-of-turn play on it).
 """
 
 from __future__ import annotations
@@ -227,21 +229,20 @@ class GameFeed:
         if not self._open:
             return []
         self._open = False
-        plays = self._record["tricks"][-1]["plays"]
-        seats = {p["seat"] for p in plays}
+        trick = self._record["tricks"][-1]
+        seats = {p["seat"] for p in trick["plays"]}
         if len(seats) >= 4:
             return []
         missing = [s for s in ("N", "E", "S", "W") if s not in seats]
-        return [
-            RecognitionConflictEvent(
-                "incomplete_trick",
-                None,
-                (),
-                f"trick {len(self._record['tricks'])} was collected with no play seen from "
-                f"{' '.join(missing)}",
-                ev.t,
-            )
-        ]
+        unread = [s for s in missing if s in ev.unread]
+        detail = (
+            f"trick {len(self._record['tricks'])} was collected with no play seen from "
+            f"{' '.join(missing)}"
+        )
+        if unread:
+            trick["unread"] = unread
+            detail += f" ({' '.join(unread)}: cards were there, never read steadily)"
+        return [RecognitionConflictEvent("incomplete_trick", None, (), detail, ev.t)]
 
     def _kitty(self, ev: KittyEvent) -> list[RecognitionConflictEvent]:
         self._record.pop("kitty", None)

@@ -12,9 +12,12 @@ are skipped for acceptance (they neither count nor break a run) but may date a l
 * more cards added to a seat's play → a ``play`` of the added cards (the game feed flags the seat
   playing twice); different cards in place of a play → ``recognition_conflict`` ``cards_changed``;
   cards disappearing and reappearing (a hand over them) → nothing;
-* all four seat zones empty after plays → ``trick_cleared``; also when, once all four seats
-  have played and three zones are empty, the fourth shows other cards than its play (the sweep
-  took its play and that seat led again before its zone was seen empty) → ``trick_cleared``
+* all four seat zones empty after plays → ``trick_cleared``, naming as ``unread`` the seats that
+  played nothing though their zone showed cards in at least ``min_frames`` usable frames of the
+  trick (cards that never read the same long enough: a play that was there, unread); also
+  when, once all four seats have played and three zones are empty, the fourth shows other
+  cards than its play (the sweep took its play and that seat led again before its zone was
+  seen empty) → ``trick_cleared``
   then the new cards as a ``play`` (otherwise a change of a play's cards is a conflict);
 * the kitty zone showing ``kitty_size`` (8) cards → ``kitty`` (again only if they differ).
 
@@ -76,6 +79,7 @@ class _Zone:
     cand_first: float = 0.0
     cand_ref: str = ""
     same_count: int = 0
+    shown: int = 0  # usable frames of this trick in which the zone showed cards
 
 
 class PlayTracker:
@@ -128,11 +132,23 @@ class PlayTracker:
             if accepted is not None:
                 events += self._accept(name, zone, accepted, t, frame_ref)
         if self._trick_plays and all(not self._zones[s].stable for s in self.seats):
-            events.append(TrickClearedEvent(t, frame_ref))
-            self._trick_plays = 0
-            for s in self.seats:
-                self._zones[s].played = ()
+            events.append(TrickClearedEvent(t, frame_ref, self._unread()))
+            self._new_trick()
         return events
+
+    def _unread(self) -> tuple[str, ...]:
+        """Seats that played nothing this trick though their zone showed cards for a while."""
+        return tuple(
+            s
+            for s in self.seats
+            if not self._zones[s].played and self._zones[s].shown >= self.min_frames
+        )
+
+    def _new_trick(self) -> None:
+        self._trick_plays = 0
+        for s in self.seats:
+            self._zones[s].played = ()
+            self._zones[s].shown = 0
 
     def _step(
         self, zone: _Zone, seen: Cards, t: float, ref: str, blocked: bool
@@ -143,6 +159,7 @@ class PlayTracker:
             zone.landed = (t, ref)
         if blocked:
             return None
+        zone.shown += bool(seen)
         if seen == zone.stable:
             zone.cand, zone.cand_count = None, 0
             zone.same_count += 1
@@ -192,8 +209,7 @@ class PlayTracker:
             # The winner's hand swept the trick and this seat led again before its zone was
             # seen empty (the sweeping hand covered it): the trick ends, the new cards lead.
             # They landed when first seen: the zone differed from the old play since the sweep.
-            for seat in self.seats:
-                self._zones[seat].played = ()
+            self._new_trick()
             zone.played, self._trick_plays = cards, 1
             return [
                 TrickClearedEvent(t_landed, ref_landed),
