@@ -378,3 +378,19 @@ def test_a_play_of_the_wrong_count_is_to_check_when_its_cards_were_read_unsurely
     assert not run(tricks).infractions[0].to_check
     report = audit(load_record(_unsure(record(tricks), 1, "W", "10C")))
     assert kinds(report) == [("card_count", "W", 1)] and report.infractions[0].to_check
+
+
+def test_a_seat_seen_but_unread_makes_its_missing_play_a_question_and_the_record_keeps_it() -> None:
+    from engine.record import record_to_json
+
+    tricks: list[dict[str, object]] = [trick("S:AS W:3S N:4S"), trick("S:KS W:6S N:7S E:8S")]
+    report = run(tricks)
+    assert kinds(report) == [("card_count", "E", 1)] and not report.infractions[0].to_check
+    tricks[0]["unread"] = ["E"]
+    rec = load_record(record(tricks))
+    (inf,) = audit(rec).infractions
+    assert inf.to_check and "cards unread (E, trick 1)" in inf.proof
+    assert record_to_json(rec)["tricks"][0]["unread"] == ["E"]
+    tricks[0]["unread"] = ["W"]
+    with pytest.raises(RecordError, match="trick 1 unread names W, which played there"):
+        load_record(record(tricks))
