@@ -432,3 +432,24 @@ def test_tracker_events_feed_the_engine_end_to_end(tmp_path: Path) -> None:
             feed.audit()  # the live state is always auditable
     assert [t.winner for t in feed.audit().tricks] == ["S", "W"]
     assert [e["type"] for e in read_events(tmp_path / "events.jsonl")].count("play") == 8
+
+
+def test_game_feed_a_lead_all_three_followers_contradict_in_count_is_read_in_doubt() -> None:
+    # W's pair of small jokers, laid 0.5 cm apart, read as one; the three followers played two
+    feed = GameFeed(declarer="W", trump="H")
+    feed.apply(PlayEvent("W", ("SJ",), 0.0, 0.5))
+    for seat, cards, t in (("N", ("3S", "3S"), 2.0), ("E", ("4S", "5S"), 4.0)):
+        feed.apply(PlayEvent(seat, cards, t, t + 0.5))
+    assert "unsure" not in feed.record["tricks"][0]["plays"][0]  # two followers prove nothing
+    feed.apply(PlayEvent("S", ("6S", "7S"), 6.0, 6.5))
+    assert feed.record["tricks"][0]["plays"][0]["unsure"] == ["SJ"]
+    (inf,) = feed.audit().infractions
+    assert (inf.kind, inf.seat, inf.to_check) == ("card_count", "W", True)
+    # a follower out of line against an agreeing table is asserted as ever
+    feed = GameFeed(declarer="W", trump="H")
+    for seat, cards, t in (("W", ("SJ", "SJ"), 0.0), ("N", ("3S", "3S"), 2.0)):
+        feed.apply(PlayEvent(seat, cards, t, t + 0.5))
+    feed.apply(PlayEvent("E", ("4S",), 4.0, 4.5))
+    feed.apply(PlayEvent("S", ("6S", "7S"), 6.0, 6.5))
+    (inf,) = feed.audit().infractions
+    assert (inf.kind, inf.seat, inf.to_check) == ("card_count", "E", False)

@@ -15,9 +15,11 @@ and the play is still recorded as seen: the referee decides, the engine flags th
 seat's second play in one trick is merged into its first, the only way the record stays one play
 per seat per trick. A play's ``unsure`` reads and a collected trick's ``unread`` seats (cards
 that were there but never read steadily) go into the record, so that the audit puts what rests
-on them to the referee as a question. Plays join their trick in landing order, except that two
-landing within :data:`SAME_MOMENT_S` of each other are taken in turn order (the camera's dates
-cannot order them; a referee would not call an out-of-turn play on it).
+on them to the referee as a question; so does a lead whose card count all three followers
+contradict (:func:`_doubt_a_lead_the_followers_contradict`). Plays join their trick in landing
+order, except that two landing within :data:`SAME_MOMENT_S` of each other are taken in turn
+order (the camera's dates cannot order them; a referee would not call an out-of-turn play on
+it).
 """
 
 from __future__ import annotations
@@ -184,6 +186,7 @@ class GameFeed:
             earlier["cards"] = [*earlier["cards"], *ev.cards]
             if ev.unsure:
                 earlier["unsure"] = [*earlier.get("unsure", ()), *(c for c, _ in ev.unsure)]
+            _doubt_a_lead_the_followers_contradict(plays)
             return found
         if plays and len(plays[0]["cards"]) != len(ev.cards):
             lead = plays[0]
@@ -201,6 +204,7 @@ class GameFeed:
         if ev.unsure:
             play["unsure"] = [card for card, _ in ev.unsure]
         plays.insert(self._turn_position(plays, ev), play)
+        _doubt_a_lead_the_followers_contradict(plays)
         return found
 
     def _turn_position(self, plays: list[dict[str, Any]], ev: PlayEvent) -> int:
@@ -260,3 +264,16 @@ class GameFeed:
                 ev.t,
             )
         ]
+
+
+def _doubt_a_lead_the_followers_contradict(plays: list[dict[str, Any]]) -> None:
+    """Three followers who all played another number of cards than the lead the camera read
+    followed a lead they saw: at a table that is the lead misread (a card hidden in its fan, or
+    one too many), not a leader out of line. The lead's cards are marked unsure, so what the
+    audit proves from them is put to the referee as a question; the conflict stays listed."""
+    if len(plays) != 4:
+        return
+    lead, *followers = plays
+    counts = {len(p["cards"]) for p in followers}
+    if len(counts) == 1 and len(lead["cards"]) not in counts:
+        lead["unsure"] = list(dict.fromkeys([*lead.get("unsure", ()), *lead["cards"]]))
