@@ -286,6 +286,9 @@ def aggregate(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         "median_landing_error": median is not None and median <= TARGETS["median_error_s"],
         "every_injected_found": found == injected,
         "no_false_infraction": false == 0,
+        # the referee's tiers: what the audit asserts vs what it asks (resting on unsure reads)
+        "no_false_infraction_asserted": false == false_to_check,
+        "every_injected_asserted": found - injected_to_check == injected,
         "pi_keeps_up": (budget["pi_decisions_per_s"] or 0) >= TARGETS["pi_decisions_per_s"],
     }
     return {

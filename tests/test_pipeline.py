@@ -255,6 +255,8 @@ def test_replay_eval_totals_plays_kitties_and_infractions_over_hands() -> None:
                     "injected_found": found,
                     "injected_missed": [],
                     "false": [{"kind": "out_of_turn", "seat": "E", "trick": 2}] * false,
+                    "false_to_check": [{"kind": "out_of_turn", "seat": "E", "trick": 2}]
+                    * (false // 2),
                     "missed": [],
                 },
             },
@@ -267,6 +269,11 @@ def test_replay_eval_totals_plays_kitties_and_infractions_over_hands() -> None:
     assert total["infractions"]["injected_found"] == 3 and total["infractions"]["false"] == 2
     assert not total["checks"]["plays_exact"]  # 96.7 % is under the 99 % bar
     assert not total["checks"]["no_false_infraction"]
+    # of hand 2's two false ones, one was put to the referee as a question
+    assert total["infractions"]["false_to_check"] == 1
+    assert [i["to_check"] for i in total["infractions"]["false_items"]] == [True, False]
+    assert not total["checks"]["no_false_infraction_asserted"]
+    assert total["checks"]["every_injected_asserted"]
 
 
 def test_replay_eval_reuses_a_stored_score_only_when_made_the_same_way(tmp_path: Path) -> None:
