@@ -3,7 +3,8 @@
     .venv/bin/python bench/screenshots.py [--out docs/screenshots]
 
 Plays a simulated hand (rules XX, seed 4: a revoke by 西 in trick 4 and a lead out of turn by
-北 in trick 6) into a fresh event log up to the middle of trick 10, has the referee confirm the
+北 in trick 6) into a fresh event log up to the middle of trick 10 — 西's revoking card read
+unsurely (0.62), so the console shows the revoke as 识别存疑 — has the referee confirm the
 revoke, and photographs the scoreboard (简体中文, laptop width, cards on the table, the
 infraction banner) and the referee console. Needs Debian's Chromium at /usr/bin/chromium and a
 CJK font (fonts-wqy-microhei); nothing is fetched from the network.
@@ -76,15 +77,18 @@ def play_mid_hand(store: EventStore) -> None:
         "system",
     )
 
-    def play(p: dict[str, Any]) -> None:
+    def play(p: dict[str, Any], unsure: dict[str, float] | None = None) -> None:
         t = shift + float(p["t"])
         frames = {"landed": "", "stable": ""}
         data = {"seat": p["seat"], "cards": p["cards"], "t_landed": t, "t_stable": t + 0.3}
+        if unsure:
+            data["unsure"] = unsure
         store.append("play", {**data, "frames": frames}, "camera")
 
-    for trick in tricks[:TRICKS_DONE]:
+    for number, trick in enumerate(tricks[:TRICKS_DONE], start=1):
         for p in trick["plays"]:
-            play(p)
+            revoking = number == 4 and p["seat"] == "W"
+            play(p, {p["cards"][0]: 0.62} if revoking else None)
         store.append("trick_cleared", {"t": shift + trick["plays"][-1]["t"] + 2, "frame": ""})
     for p in on_table:
         play(p)

@@ -135,7 +135,7 @@ function renderQueue() {
         .join(", ");
       const check = document.createElement("p");
       check.className = "to-check";
-      check.textContent = t("ref.toCheck", { reads });
+      check.textContent = t(isOpen ? "ref.toCheck" : "ref.checked", { reads });
       item.appendChild(check);
     }
     if (inf.cards && inf.cards.length) item.appendChild(cardRow(inf.cards, { size: "sm", lang: lang() }));
