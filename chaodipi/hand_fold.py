@@ -192,6 +192,10 @@ class HandFold:
             else:
                 at = _slot(self.profile(), plays, c["seat"])
                 plays.insert(at, {"seat": c["seat"], "cards": list(c["cards"])})
+                trick = tricks[c["trick"] - 1]
+                unread = [s for s in trick.pop("unread", []) if s != c["seat"]]
+                if unread:  # the referee entered this seat's play: it is read now
+                    trick["unread"] = unread
         rec["tricks"] = [t for t in tricks if t["plays"]]
         return rec
 

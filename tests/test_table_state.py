@@ -259,3 +259,23 @@ def test_an_infraction_resting_on_an_unsure_read_is_the_referees_question_until_
                       "referee:王")  # fmt: skip
     public = [i["id"] for i in live.public_json(NOW)["infractions"]]
     assert public == ["1-revoke-N-7-0", "1-overtime-S-9-0"]
+
+
+def test_the_referee_entering_a_play_the_camera_saw_but_never_read_settles_the_question(
+    tmp_path: Path,
+) -> None:
+    live = table(tmp_path)
+    start_table(live, {"rules": "XX", "rule_overrides": {}, "levels": {"NS": "2", "EW": "2"},
+                       "declarer": "S", "trump": "H"})  # fmt: skip
+    sink = CameraSink(live)
+    for seat, card, t in (("S", "AS", 1.0), ("W", "3S", 2.0), ("N", "4S", 3.0)):
+        sink.emit("play", {"seat": seat, "cards": [card], "t_landed": EPOCH + t,
+                           "t_stable": EPOCH + t + 0.5})  # fmt: skip
+    sink.emit("trick_cleared", {"t": EPOCH + 6, "frame": "", "unread": ["E"]})
+    sink.emit("play", {"seat": "S", "cards": ["KS"], "t_landed": EPOCH + 7, "t_stable": EPOCH + 8})
+    (inf,) = live.referee_json(NOW)["infractions"]
+    assert inf["kind"] == "card_count" and inf["unsure_reads"][0]["card"] is None
+    live.store.append("play_corrected", {"trick": 1, "seat": "E", "cards": ["5S"], "was": []},
+                      "referee:王")  # fmt: skip
+    state = live.referee_json(NOW)
+    assert state["infractions"] == [] and state["notes"] == []  # the hand audits, E played 5S
