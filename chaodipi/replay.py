@@ -178,10 +178,12 @@ def replay(
 
 
 def hand_table(record: Mapping[str, Any]) -> str:
-    """The recovered hand: one line a trick, the cards of each seat."""
+    """The recovered hand: one line a trick, the cards of each seat; a card read in doubt ends
+    in ``?``, a seat whose cards were seen but never read shows ``??``."""
     lines = [f"{'trick':>5}  " + "  ".join(f"{s:<18}" for s in SEATS)]
     for number, trick in enumerate(record.get("tricks", []), start=1):
-        by_seat = {p["seat"]: " ".join(p["cards"]) for p in trick["plays"]}
+        by_seat = {p["seat"]: _cards_text(p) for p in trick["plays"]}
+        by_seat |= {s: "??" for s in trick.get("unread", ())}
         order = "→".join(p["seat"] for p in trick["plays"])
         cells = "  ".join(f"{by_seat.get(s, '-'):<18}" for s in SEATS)
         lines.append(f"{number:>5}  {cells}  ({order})")
@@ -190,6 +192,11 @@ def hand_table(record: Mapping[str, Any]) -> str:
     if len(lines) == 1:
         lines.append("  (no play recovered)")
     return "\n".join(lines)
+
+
+def _cards_text(play: Mapping[str, Any]) -> str:
+    doubt = set(play.get("unsure", ()))
+    return " ".join(f"{c}?" if c in doubt else c for c in play["cards"])
 
 
 # ----------------------------------------------------------------------------- the command

@@ -343,3 +343,13 @@ def test_end_to_end_real_detector_on_rendered_footage(
     assert score["plays"]["fraction"] >= 0.9, score["plays"]["wrong"]
     assert score["landing_error_s"]["median"] <= 0.3
     assert score["infractions"]["false"] == []
+
+
+def test_the_recovered_hand_marks_the_cards_read_in_doubt_and_the_seats_never_read() -> None:
+    from chaodipi.replay import hand_table
+
+    trick = {"plays": [{"seat": "N", "cards": ["10C", "QC"], "unsure": ["QC"]},
+                       {"seat": "E", "cards": ["2C"]}, {"seat": "W", "cards": ["3C"]}],
+             "unread": ["S"]}  # fmt: skip
+    row = hand_table({"tricks": [trick]}).splitlines()[1].split()
+    assert row[:6] == ["1", "10C", "QC?", "2C", "??", "3C"]
