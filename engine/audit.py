@@ -106,6 +106,7 @@ class TrickAudit:
     winner: str | None  # by the cards
     points: int
     points_to: str | None = None  # seat credited with the points (differs after revoke_cannot_win)
+    points_past_revoke: str | None = None  # revoke_cannot_win: where they go if it counts
 
 
 @dataclass(frozen=True)
@@ -660,15 +661,8 @@ class _Auditor:
             w = winner_index(self.order, trick.lead, [pl.cards for pl in others])
             if others[0].seat != self.lead_seat(t):
                 w = 0
-            self.tricks[t] = TrickAudit(
-                trick.number,
-                trick.leader,
-                trick.plays,
-                trick.lead,
-                trick.complete,
-                trick.winner,
-                trick.points,
-                others[w].seat,
+            self.tricks[t] = replace(
+                trick, points_to=others[w].seat, points_past_revoke=others[w].seat
             )
 
     def report(self) -> AuditReport:
@@ -680,7 +674,12 @@ class _Auditor:
             self.check_hand_sizes()
         self.apply_revoke_cannot_win()
         self.infractions.sort(key=lambda i: (i.trick or 0, SEATS.index(i.seat)))
-        return _settle(self.record, self.profile, self.tricks, self.infractions, finished)
+        report = _settle(self.record, self.profile, self.tricks, self.infractions, finished)
+        questions = [n for n, inf in enumerate(self.infractions) if inf.to_check]
+        if not questions:
+            return report
+        # a question scores nothing (nor moves a trick's points) until a referee confirms it
+        return rescore(report, [n for n in range(len(self.infractions)) if n not in questions])
 
 
 def _settle(
@@ -757,15 +756,18 @@ def rescore(report: AuditReport, counted: Collection[int]) -> AuditReport:
     A referee confirms or dismisses what the audit reports; until confirmed an infraction is
     listed but carries no penalty. The infractions stay listed as they are; penalties,
     defender points, the kitty and the result are worked out again from the counted ones.
-    A trick whose points went past a revoking winner (``revoke_cannot_win``) goes back to its
-    winner by the cards unless that revoke is counted.
+    A trick won by a revoking seat (``revoke_cannot_win``) gives its points past that seat only
+    while the revoke is counted, to its winner by the cards otherwise.
     """
     keep = [inf for i, inf in enumerate(report.infractions) if i in counted]
     revokes = {(inf.trick, inf.seat) for inf in keep if inf.kind == "revoke"}
     tricks = [
-        t
-        if t.points_to == t.winner or (t.number, t.winner) in revokes
-        else replace(t, points_to=t.winner)
+        replace(
+            t,
+            points_to=t.points_past_revoke if (t.number, t.winner) in revokes else t.winner,
+        )
+        if t.points_past_revoke is not None
+        else t
         for t in report.tricks
     ]
     out = _settle(

@@ -72,7 +72,7 @@ def render_text(report: AuditReport) -> str:
         lines.append(f"违例 infractions ({len(report.infractions)}):")
         for inf in report.infractions:
             where = "底牌 kitty" if inf.trick is None else f"第{inf.trick}轮 trick {inf.trick}"
-            check = " · 待核实 to check" if inf.to_check else ""
+            check = " · 待核实，未计分 to check, not counted" if inf.to_check else ""
             lines.append(
                 f"  [{KIND_ZH[inf.kind]} {inf.kind}] {inf.seat} · {where} · 罚 {inf.penalty} 分"
                 f"{check}"

@@ -394,3 +394,25 @@ def test_a_seat_seen_but_unread_makes_its_missing_play_a_question_and_the_record
     tricks[0]["unread"] = ["W"]
     with pytest.raises(RecordError, match="trick 1 unread names W, which played there"):
         load_record(record(tricks))
+
+
+def test_a_question_carries_no_penalty_until_a_referee_confirms_it() -> None:
+    from engine.audit import rescore
+
+    plays = ["S:AS W:3D N:4S E:5S", "S:KS W:6S N:7S E:8S"]
+    assert run(plays).penalties["against_defenders"] == 10  # W's revoke, read surely
+    report = audit(load_record(_unsure(record(plays), 1, "W", "3D")))
+    assert report.infractions[0].to_check and report.penalties["against_defenders"] == 0
+    assert rescore(report, [0]).penalties["against_defenders"] == 10  # confirmed: it counts
+
+
+def test_a_revoke_in_question_leaves_the_trick_to_its_winner_until_confirmed() -> None:
+    from engine.audit import rescore
+
+    # under revoke_cannot_win, W's 3H trump won the trick it revoked in
+    knob = {"rule_overrides": {"revoke_cannot_win": True}}
+    plays = ["S:AS W:3H N:4S E:5S", "W:KS N:6S E:7S S:8S"]
+    assert run(plays, **knob).tricks[0].points_to == "S"
+    report = audit(load_record(_unsure(record(plays, **knob), 1, "W", "3H")))
+    assert report.infractions[0].to_check and report.tricks[0].points_to == "W"
+    assert rescore(report, [0]).tricks[0].points_to == "S"
