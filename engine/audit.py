@@ -50,6 +50,10 @@ KINDS: tuple[str, ...] = (
 )
 
 
+ReadsNeeded = tuple[int, str, Collection[str]]
+"""(trick, seat, cards of that seat's play there) that an infraction's proof rests on."""
+
+
 @dataclass(frozen=True)
 class UnsureRead:
     """A card of a play (:attr:`engine.record.Play.unsure`) whose reading is in doubt."""
@@ -224,7 +228,7 @@ class _Auditor:
         penalty: int,
         proof: str,
         found_at: int | None = None,
-        rests_on: Sequence[tuple[int, str, Collection[str]]] = (),
+        rests_on: Sequence[ReadsNeeded] = (),
     ) -> None:
         """Record an infraction; ``rests_on`` lists the card reads its proof needs, as
         (trick, seat, cards of that seat's play there)."""
@@ -235,9 +239,7 @@ class _Auditor:
             Infraction(kind, seat, trick, tuple(cards), penalty, proof, found_at, unsure)
         )
 
-    def unsure_among(
-        self, rests_on: Sequence[tuple[int, str, Collection[str]]]
-    ) -> tuple[UnsureRead, ...]:
+    def unsure_among(self, rests_on: Sequence[ReadsNeeded]) -> tuple[UnsureRead, ...]:
         out: dict[UnsureRead, None] = {}
         for number, seat, cards in rests_on:
             if seat in self.record.unread.get(number, ()):
@@ -249,7 +251,7 @@ class _Auditor:
                     )
         return tuple(out)
 
-    def who_won(self, number: int) -> list[tuple[int, str, Collection[str]]]:
+    def who_won(self, number: int) -> list[ReadsNeeded]:
         """The card reads that decided trick ``number``'s winner (the next trick's leader):
         every card of it (none before trick 1: the declarer leads it)."""
         if number < 1:
@@ -466,7 +468,7 @@ class _Auditor:
         found = number
         proving: list[str] = []
         lead_seat = self.lead_seat(t)
-        rests_on: list[tuple[int, str, Collection[str]]] = [
+        rests_on: list[ReadsNeeded] = [
             (number, lead_seat, trick.lead.cards),
             (number, seat, cards),
         ]
@@ -542,7 +544,7 @@ class _Auditor:
             wrong = n
         where = "its recorded hand"
         found = number
-        rests_on: list[tuple[int, str, Collection[str]]] = [(number, thrower, trick.lead.cards)]
+        rests_on: list[ReadsNeeded] = [(number, thrower, trick.lead.cards)]
         if self.record.hands is None:
             need = Counter(beaten_by)
             for later in range(t, len(self.by_seat)):
@@ -577,7 +579,7 @@ class _Auditor:
             )
         seen: Counter[str] = Counter()
         where: dict[str, list[str]] = {}
-        shown_in: dict[str, list[tuple[int, str, Collection[str]]]] = {}
+        shown_in: dict[str, list[ReadsNeeded]] = {}
         base: list[tuple[str, str]] = [(c, "the kitty") for c in (r.kitty or ())]
         if r.hands is not None:
             base += [(c, f"{s}'s recorded hand") for s in SEATS for c in r.hands[s]]
@@ -674,12 +676,10 @@ class _Auditor:
             self.check_hand_sizes()
         self.apply_revoke_cannot_win()
         self.infractions.sort(key=lambda i: (i.trick or 0, SEATS.index(i.seat)))
-        report = _settle(self.record, self.profile, self.tricks, self.infractions, finished)
-        questions = [n for n, inf in enumerate(self.infractions) if inf.to_check]
-        if not questions:
-            return report
         # a question scores nothing (nor moves a trick's points) until a referee confirms it
-        return rescore(report, [n for n in range(len(self.infractions)) if n not in questions])
+        asserted = [inf for inf in self.infractions if not inf.to_check]
+        tricks = _points_past_counted_revokes(self.tricks, asserted)
+        return _settle(self.record, self.profile, tricks, self.infractions, finished, asserted)
 
 
 def _settle(
@@ -750,6 +750,23 @@ def _settle(
     )
 
 
+def _points_past_counted_revokes(
+    tricks: Sequence[TrickAudit], counted: Sequence[Infraction]
+) -> list[TrickAudit]:
+    """Each trick won by a revoking seat (``revoke_cannot_win``) with its points past that seat
+    while the revoke is counted, and with its winner by the cards otherwise."""
+    revokes = {(inf.trick, inf.seat) for inf in counted if inf.kind == "revoke"}
+    return [
+        replace(
+            t,
+            points_to=t.points_past_revoke if (t.number, t.winner) in revokes else t.winner,
+        )
+        if t.points_past_revoke is not None
+        else t
+        for t in tricks
+    ]
+
+
 def rescore(report: AuditReport, counted: Collection[int]) -> AuditReport:
     """The report with only the infractions at indices ``counted`` changing the score.
 
@@ -760,16 +777,7 @@ def rescore(report: AuditReport, counted: Collection[int]) -> AuditReport:
     while the revoke is counted, to its winner by the cards otherwise.
     """
     keep = [inf for i, inf in enumerate(report.infractions) if i in counted]
-    revokes = {(inf.trick, inf.seat) for inf in keep if inf.kind == "revoke"}
-    tricks = [
-        replace(
-            t,
-            points_to=t.points_past_revoke if (t.number, t.winner) in revokes else t.winner,
-        )
-        if t.points_past_revoke is not None
-        else t
-        for t in report.tricks
-    ]
+    tricks = _points_past_counted_revokes(report.tricks, keep)
     out = _settle(
         report.record, report.profile, tricks, list(report.infractions), report.finished, keep
     )
