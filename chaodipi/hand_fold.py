@@ -47,9 +47,16 @@ def infraction_ids(hand: int, infractions: list[Infraction]) -> list[str]:
     return out
 
 
-def unsure_read_conflict(seat: str, unsure: dict[str, Any]) -> dict[str, Any]:
-    """The referee's cue for a camera play that names unsure reads (``PlayEvent.unsure``)."""
-    reads = ", ".join(f"{card} {float(conf):.2f}" for card, conf in unsure.items())
+def unsure_read_conflict(
+    seat: str, unsure: dict[str, Any], maybe: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The referee's cue for a camera play that names unsure reads (``PlayEvent.unsure``),
+    with what each may be instead when the camera had a runner-up (``PlayEvent.maybe``)."""
+    maybe = maybe or {}
+    reads = ", ".join(
+        f"{card} {float(conf):.2f}" + (f" 可能是 maybe {maybe[card]}" if card in maybe else "")
+        for card, conf in unsure.items()
+    )
     return {
         "kind": "unsure_read",
         "seat": seat,
@@ -119,7 +126,8 @@ class HandFold:
         for conflict in found:
             self.add_conflict(seq, conflict.to_json())
         if kind == "play" and data.get("unsure"):
-            self.add_conflict(seq, unsure_read_conflict(str(data.get("seat")), data["unsure"]))
+            seat = str(data.get("seat"))
+            self.add_conflict(seq, unsure_read_conflict(seat, data["unsure"], data.get("maybe")))
         self.changed()
 
     def add_conflict(self, seq: int, data: dict[str, Any]) -> None:
@@ -189,6 +197,7 @@ class HandFold:
             if same is not None:
                 same["cards"] = list(c["cards"])
                 same.pop("unsure", None)  # the referee has looked: the cards are sure now
+                same.pop("maybe", None)
             else:
                 at = _slot(self.profile(), plays, c["seat"])
                 plays.insert(at, {"seat": c["seat"], "cards": list(c["cards"])})

@@ -250,18 +250,25 @@ def budget_text(times: StageTimes, camera_fps: float | None = None) -> str:
 
 def _with_unsure_reads(event: Event, by_zone: Mapping[str, Sequence[CardSighting]]) -> Event:
     """A play with its cards that this decision frame read under :data:`UNSURE_READ` (a card
-    read twice counts its less sure read); any other event as it is."""
+    read twice counts its less sure read), and what each may be instead (that read's
+    runner-up); any other event as it is."""
     if not isinstance(event, PlayEvent):
         return event
-    read: dict[str, float] = {}
+    read: dict[str, CardSighting] = {}
     for sighting in by_zone.get(event.seat, ()):
-        read[sighting.identity] = min(read.get(sighting.identity, 1.0), sighting.confidence)
-    unsure = tuple(
-        (card, round(read[card], 3))
+        known = read.get(sighting.identity)
+        if known is None or sighting.confidence < known.confidence:
+            read[sighting.identity] = sighting
+    doubted = [
+        read[card]
         for card in dict.fromkeys(event.cards)
-        if card in read and read[card] < UNSURE_READ
-    )
-    return replace(event, unsure=unsure) if unsure else event
+        if card in read and read[card].confidence < UNSURE_READ
+    ]
+    if not doubted:
+        return event
+    unsure = tuple((s.identity, round(s.confidence, 3)) for s in doubted)
+    maybe = tuple((s.identity, s.runner_up) for s in doubted if s.runner_up)
+    return replace(event, unsure=unsure, maybe=maybe)
 
 
 def _poly_mask(poly_px: np.ndarray, size: tuple[int, int]) -> np.ndarray:

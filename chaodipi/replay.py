@@ -179,7 +179,8 @@ def replay(
 
 def hand_table(record: Mapping[str, Any]) -> str:
     """The recovered hand: one line a trick, the cards of each seat; a card read in doubt ends
-    in ``?``, a seat whose cards were seen but never read shows ``??``."""
+    in ``?`` and its runner-up read, if any (``QC?10C``), a seat whose cards were seen but
+    never read shows ``??``."""
     lines = [f"{'trick':>5}  " + "  ".join(f"{s:<18}" for s in SEATS)]
     for number, trick in enumerate(record.get("tricks", []), start=1):
         by_seat = {p["seat"]: _cards_text(p) for p in trick["plays"]}
@@ -195,8 +196,10 @@ def hand_table(record: Mapping[str, Any]) -> str:
 
 
 def _cards_text(play: Mapping[str, Any]) -> str:
+    """The play's cards, an unsure one marked ``QC?`` (``QC?10C`` with its runner-up read)."""
     doubt = set(play.get("unsure", ()))
-    return " ".join(f"{c}?" if c in doubt else c for c in play["cards"])
+    maybe = play.get("maybe") or {}
+    return " ".join(f"{c}?{maybe.get(c, '')}" if c in doubt else c for c in play["cards"])
 
 
 # ----------------------------------------------------------------------------- the command

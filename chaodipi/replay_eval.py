@@ -254,6 +254,7 @@ def aggregate(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     exact = sum(r["score"]["plays"]["exact"] for r in results)
     errors: list[float] = []
     injected = found = false = missed = false_to_check = injected_to_check = 0
+    fixed_by_runner_up = false_after_runner_up = 0
     unsure = {"exact": 0, "wrong": 0}
     false_items: list[dict[str, Any]] = []
     missed_injected: list[dict[str, Any]] = []
@@ -273,6 +274,8 @@ def aggregate(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         injected_to_check += len(inf.get("injected_to_check", ()))
         for outcome, n in (s["plays"].get("unsure") or {}).items():
             unsure[outcome] += n
+        fixed_by_runner_up += s["plays"].get("wrong_fixed_by_runner_up", 0)
+        false_after_runner_up += len(inf.get("false_after_runner_up", inf["false"]))
         missed += len(inf["missed"])
         false_items += _false_items(r["seed"], inf)
         missed_injected += [{"seed": r["seed"], **k} for k in inf["injected_missed"]]
@@ -293,7 +296,13 @@ def aggregate(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     }
     return {
         "hands": len(results),
-        "plays": {"total": total, "exact": exact, "fraction": fraction, "unsure": unsure},
+        "plays": {
+            "total": total,
+            "exact": exact,
+            "fraction": fraction,
+            "unsure": unsure,
+            "wrong_fixed_by_runner_up": fixed_by_runner_up,
+        },
         "landing_error_s": {
             "n": len(errors),
             "median": median,
@@ -308,6 +317,7 @@ def aggregate(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
             "false": false,
             "false_items": false_items,
             "false_to_check": false_to_check,
+            "false_after_runner_up": false_after_runner_up,
             "missed_vs_camera_truth": missed,
         },
         "timing": {**times.to_json(), **budget},
@@ -392,6 +402,9 @@ def summary_text(summary: Mapping[str, Any]) -> str:
         f"{inf['missed_vs_camera_truth']}",
         f"plays naming an unsure read: {unsure.get('wrong', 0)} of the "
         f"{p['total'] - p['exact']} wrong, {unsure.get('exact', 0)} of the {p['exact']} right",
+        f"wrong plays the console's runner-up correction fixes: "
+        f"{p.get('wrong_fixed_by_runner_up', 0)}; false infractions left once those are "
+        f"taken: {inf.get('false_after_runner_up', inf['false'])}",
         "not testable from footage: "
         + "; ".join(f"{k} ({v})" for k, v in summary["untestable_kinds"].items()),
     ]

@@ -19,7 +19,11 @@ hand record (its contract: rules, levels, declarer, trump):
 * a recovered infraction whose proof rests on a card the camera read unsure
   (:attr:`engine.audit.Infraction.to_check`) goes to the referee as a question, not asserted:
   false and planted ones are counted apart by that tier (``false_to_check``,
-  ``injected_to_check``: found, but only as a question).
+  ``injected_to_check``: found, but only as a question);
+* an unsure card may come with the camera's runner-up read (``maybe``), which the referee
+  console offers as a one-click correction: a wrong play is *fixed by its runner-up* when
+  taking one (or all) of its runner-ups gives the true cards, and ``false_after_runner_up``
+  are the false infractions still left once the referee has taken exactly those.
 """
 
 from __future__ import annotations
@@ -106,6 +110,8 @@ class PlayMatch:
     recovered_cards: tuple[str, ...] | None
     true_t: float | None
     recovered_t: float | None
+    runner_up_fixes: bool = False
+    """Whether taking the play's runner-up read(s) gives the true cards (a wrong play only)."""
 
     @property
     def exact(self) -> bool:
@@ -137,6 +143,8 @@ class Score:
     """(trick, seat) of the recovered plays that name unsure reads (``PlayEvent.unsure``)."""
     to_check: list[InfractionKey] = field(default_factory=list)
     """The recovered infractions whose proof rests on an unsure read (a multiset of keys)."""
+    after_runner_up: list[InfractionKey] = field(default_factory=list)
+    """The recovered infractions once the wrong plays its runner-up reads fix are fixed."""
 
     @property
     def plays_total(self) -> int:
@@ -171,6 +179,11 @@ class Score:
     def false_to_check(self) -> list[InfractionKey]:
         """False infractions put to the referee as a question (resting on an unsure read)."""
         return _minus(self.false_infractions, self.false_asserted)
+
+    @property
+    def false_after_runner_up(self) -> list[InfractionKey]:
+        """False infractions left once the referee took the runner-up reads that were right."""
+        return _minus(self.after_runner_up, self.camera_truth)
 
     def unsure_counts(self) -> dict[str, int]:
         """Plays naming an unsure read, among the exactly right and the wrong ones."""
@@ -234,6 +247,7 @@ class Score:
                 ],
                 "extra_plays": self.extra_plays,
                 "unsure": self.unsure_counts(),
+                "wrong_fixed_by_runner_up": sum(m.runner_up_fixes for m in self.matches),
             },
             "landing_error_s": {
                 "n": len(errors),
@@ -254,6 +268,7 @@ class Score:
                 "to_check": _as_json(self.to_check),
                 "false": _as_json(self.false_infractions),
                 "false_to_check": _as_json(self.false_to_check),
+                "false_after_runner_up": _as_json(self.false_after_runner_up),
                 "missed": _as_json(self.missed_infractions),
                 "off_camera": _as_json(self.off_camera),
                 "injected": None if self.injected is None else _as_json(self.injected),
@@ -284,6 +299,8 @@ class Score:
             f"infractions recovered: {keys(inf['recovered'])}",
             f"false infractions: {keys(inf['false'])} (to check, resting on an unsure read: "
             f"{keys(inf['false_to_check'])}); missed: {keys(inf['missed'])}",
+            f"wrong plays the runner-up read fixes: {p['wrong_fixed_by_runner_up']}; false "
+            f"infractions left after those fixes: {keys(inf['false_after_runner_up'])}",
         ]
         if self.injected is not None:
             lines.append(
@@ -299,6 +316,43 @@ class Score:
                 + ", ".join(f"{k} ×{n}" for k, n in sorted(self.conflicts.items()))
             )
         return "\n".join(lines)
+
+
+def runner_up_readings(play: Mapping[str, Any]) -> list[tuple[str, ...]]:
+    """The play's cards with one of its unsure cards read as its runner-up (``maybe``), one
+    reading per such card, then with all of them so read (when more than one)."""
+    maybe = play.get("maybe") or {}
+    cards = list(play["cards"])
+    out = []
+    for card, other in maybe.items():
+        if card in cards:
+            one = list(cards)
+            one[one.index(card)] = other
+            out.append(tuple(one))
+    if len(out) > 1:
+        every = list(cards)
+        for card, other in maybe.items():
+            if card in every:
+                every[every.index(card)] = other
+        out.append(tuple(every))
+    return out
+
+
+def _taking_runner_ups(
+    record: Mapping[str, Any], fixes: Mapping[tuple[int, str], tuple[str, ...]]
+) -> dict[str, Any]:
+    """``record`` with the plays of ``fixes`` corrected as the referee would (sure now)."""
+    out = {**record, "tricks": []}
+    for number, trick in enumerate(record.get("tricks", []), start=1):
+        plays = []
+        for play in trick["plays"]:
+            fix = fixes.get((number, str(play["seat"])))
+            if fix is not None:
+                play = {k: v for k, v in play.items() if k not in ("unsure", "maybe")}
+                play["cards"] = list(fix)
+            plays.append(play)
+        out["tricks"].append({**trick, "plays": plays})
+    return out
 
 
 def _plays(record: Mapping[str, Any]) -> dict[tuple[int, str], dict[str, Any]]:
@@ -328,8 +382,14 @@ def score_events(
     got = _plays(rec)
     want = _plays(true)
     matches = []
+    fixes: dict[tuple[int, str], tuple[str, ...]] = {}
     for (number, seat), play in want.items():
         other = got.get((number, seat))
+        truth_cards = multiset(play["cards"])
+        if other is not None and multiset(other["cards"]) != truth_cards:
+            fix = next((r for r in runner_up_readings(other) if multiset(r) == truth_cards), None)
+            if fix is not None:
+                fixes[(number, seat)] = fix
         matches.append(
             PlayMatch(
                 number,
@@ -338,6 +398,7 @@ def score_events(
                 None if other is None else tuple(other["cards"]),
                 play.get("t"),
                 None if other is None else other.get("t"),
+                (number, seat) in fixes,
             )
         )
     extra = [
@@ -351,6 +412,9 @@ def score_events(
     unsure_plays = {(number, seat) for (number, seat), play in got.items() if play.get("unsure")}
     kitty_true, kitty_rec = true.get("kitty"), rec.get("kitty")
     recovered_audit = rec_feed.audit()
+    after = recovered_audit
+    if fixes:
+        after = audit(load_record(_taking_runner_ups(rec, fixes)))
     return Score(
         matches=matches,
         extra_plays=extra,
@@ -363,4 +427,5 @@ def score_events(
         conflicts=conflicts,
         unsure_plays=unsure_plays,
         to_check=infraction_keys(recovered_audit, to_check=True),
+        after_runner_up=infraction_keys(after),
     )

@@ -27,13 +27,13 @@ are the referee's question until confirmed.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from chaodipi.hand_fold import DECISIONS, HandFold, Scored
 from chaodipi.store import StoredEvent
-from engine.audit import AuditReport, led_the_trick
+from engine.audit import AuditReport, UnsureRead, led_the_trick
 from engine.cards import SUITS, other_side, points_of, side_of
 from engine.match import MatchError, MatchState
 from engine.profiles import get_profile
@@ -337,6 +337,7 @@ class TableState:
         if scored is None:
             return []
         out = []
+        record = hand.record() if referee else {}
         for inf, ident, status in zip(
             scored.report.infractions, scored.ids, scored.status, strict=True
         ):
@@ -356,13 +357,32 @@ class TableState:
                     "cards": list(inf.cards),
                     "found_at": inf.found_at,
                     "proof": inf.proof,
-                    "unsure_reads": [r.to_json() for r in inf.unsure_reads],
+                    "unsure_reads": _unsure_read_rows(inf.unsure_reads, record),
                     "evidence": _urls(hand.evidence_of(inf.trick, inf.found_at)),
                     "note": decision.get("note"),
                     "decided_by": decision.get("actor"),
                 }
             out.append(row)
         return out
+
+
+def _unsure_read_rows(
+    reads: Iterable[UnsureRead], record: Mapping[str, Any]
+) -> list[dict[str, Any]]:
+    """The unsure reads of an infraction; one with a runner-up (``maybe``) also gets ``fix``,
+    the seat's play with that card read as its runner-up: the referee's one-click correction."""
+    rows = []
+    for read in reads:
+        row = read.to_json()
+        if read.card is not None and read.maybe:
+            trick = record["tricks"][read.trick - 1]
+            play = next((p for p in trick["plays"] if p["seat"] == read.seat), None)
+            if play is not None and read.card in play["cards"]:
+                cards = list(play["cards"])
+                cards[cards.index(read.card)] = read.maybe
+                row["fix"] = cards
+        rows.append(row)
+    return rows
 
 
 def _num(value: Any) -> float | None:

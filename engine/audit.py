@@ -61,13 +61,15 @@ class UnsureRead:
     trick: int  # 1-based
     seat: str
     card: str | None  # None: the seat's cards were seen there but never read (record ``unread``)
+    maybe: str | None = None  # the camera's runner-up read of the card (record ``maybe``)
 
     def to_json(self) -> dict[str, Any]:
-        return {"trick": self.trick, "seat": self.seat, "card": self.card}
+        return {"trick": self.trick, "seat": self.seat, "card": self.card, "maybe": self.maybe}
 
     def describe(self) -> str:
         what = "cards unread" if self.card is None else self.card
-        return f"{what} ({self.seat}, trick {self.trick})"
+        other = f"; maybe {self.maybe}" if self.maybe else ""
+        return f"{what} ({self.seat}, trick {self.trick}{other})"
 
 
 @dataclass(frozen=True)
@@ -247,7 +249,9 @@ class _Auditor:
             for play in self.record.tricks[number - 1]:
                 if play.seat == seat:
                     out.update(
-                        (UnsureRead(number, seat, c), None) for c in play.unsure if c in cards
+                        (UnsureRead(number, seat, c, play.may_be(c)), None)
+                        for c in play.unsure
+                        if c in cards
                     )
         return tuple(out)
 

@@ -31,6 +31,13 @@ class Play:
     unsure: tuple[str, ...] = ()
     """Cards of this play whose reading is in doubt (a camera read under its confidence bar):
     an infraction whose proof rests on one is for the referee to check, not asserted."""
+    maybe: tuple[tuple[str, str], ...] = ()
+    """For an unsure card, what the camera's runner-up read says it may be instead
+    (``(card, other card)`` pairs; JSON ``"maybe": {"QC": "10C"}``)."""
+
+    def may_be(self, card: str) -> str | None:
+        """The camera's other reading of the unsure ``card`` of this play, if it gave one."""
+        return dict(self.maybe).get(card)
 
 
 @dataclass(frozen=True)
@@ -96,6 +103,24 @@ def _unsure(value: Any, cards: tuple[str, ...], where: str) -> tuple[str, ...]:
     return unsure
 
 
+def _maybe(value: Any, unsure: tuple[str, ...], where: str) -> tuple[tuple[str, str], ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, Mapping):
+        raise RecordError(f'{where} maybe must map unsure cards to other cards: {{"QC": "10C"}}')
+    _cards(list(value.values()), f"{where} maybe")
+    strange = [c for c in value if c not in unsure]
+    if strange:
+        raise RecordError(
+            f"{where} maybe names {' '.join(map(str, strange))}, not an unsure card of the "
+            "play: list it under unsure too"
+        )
+    same = [c for c, other in value.items() if c == other]
+    if same:
+        raise RecordError(f"{where} maybe gives {same[0]} as itself: name another card")
+    return tuple((str(c), str(other)) for c, other in value.items())
+
+
 def _unread(value: Any, plays: list[Play], number: int) -> tuple[str, ...]:
     if not isinstance(value, list) or any(s not in SEATS for s in value):
         raise RecordError(f'trick {number} unread must be a list of seats like ["N"]')
@@ -157,7 +182,9 @@ def load_record(data: Any) -> HandRecord:
             if not cards:
                 raise RecordError(f"{where} has no cards: a play shows at least one card")
             unsure = _unsure(play.get("unsure"), cards, where)
-            plays.append(Play(str(seat), cards, _time(play.get("t"), f"{where} t"), unsure))
+            maybe = _maybe(play.get("maybe"), unsure, where)
+            t = _time(play.get("t"), f"{where} t")
+            plays.append(Play(str(seat), cards, t, unsure, maybe))
         tricks.append(tuple(plays))
         if trick.get("unread"):
             unread[i] = _unread(trick["unread"], plays, i)
@@ -228,4 +255,6 @@ def _play_json(play: Play) -> dict[str, Any]:
         out["t"] = play.t
     if play.unsure:
         out["unsure"] = list(play.unsure)
+    if play.maybe:
+        out["maybe"] = dict(play.maybe)
     return out

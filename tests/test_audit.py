@@ -325,7 +325,9 @@ def test_a_revoke_whose_proof_rests_on_an_unsure_read_is_for_the_referee_to_chec
     rec = _unsure(record(["S:AS W:3D N:4S E:5S", "S:KS W:6S N:7S E:8S"]), 1, "W", "3D")
     inf = audit(load_record(rec)).infractions[0]
     assert (inf.kind, inf.seat, inf.trick, inf.to_check) == ("revoke", "W", 1, True)
-    assert inf.to_json()["unsure_reads"] == [{"trick": 1, "seat": "W", "card": "3D"}]
+    assert inf.to_json()["unsure_reads"] == [
+        {"trick": 1, "seat": "W", "card": "3D", "maybe": None}
+    ]
     assert "识别存疑" in inf.proof and "3D (W, trick 1)" in inf.proof
     # the later card that proves it counts as much as the revoking one
     rec = _unsure(record(["S:AS W:3D N:4S E:5S", "S:KS W:6S N:7S E:8S"]), 2, "W", "6S")
@@ -361,6 +363,37 @@ def test_a_record_names_only_cards_of_the_play_as_unsure_and_keeps_them() -> Non
     assert record_to_json(load_record(rec))["tricks"][0]["plays"][1]["unsure"] == ["3D"]
     with pytest.raises(RecordError, match="trick 1 play 2 unsure names 3S, which the play"):
         load_record(_unsure(record(["S:AS W:3D N:4S E:5S"]), 1, "W", "3S"))
+
+
+def test_an_unsure_read_names_what_the_camera_read_as_its_runner_up() -> None:
+    # the camera's second reading of W's 3D was 3S: the referee is told what to look for
+    rec = _unsure(record(["S:AS W:3D N:4S E:5S", "S:KS W:6S N:7S E:8S"]), 1, "W", "3D")
+    rec["tricks"][0]["plays"][1]["maybe"] = {"3D": "3S"}  # type: ignore[index]
+    inf = audit(load_record(rec)).infractions[0]
+    assert [r.to_json() for r in inf.unsure_reads] == [
+        {"trick": 1, "seat": "W", "card": "3D", "maybe": "3S"}
+    ]
+    assert "3D (W, trick 1; maybe 3S)" in inf.proof
+
+
+def test_a_record_gives_a_runner_up_only_for_an_unsure_card_and_keeps_it() -> None:
+    from engine.record import record_to_json
+
+    def with_maybe(maybe: object) -> dict[str, object]:
+        rec = _unsure(record(["S:AS W:3D N:4S E:5S"]), 1, "W", "3D")
+        rec["tricks"][0]["plays"][1]["maybe"] = maybe  # type: ignore[index]
+        return rec
+
+    kept = record_to_json(load_record(with_maybe({"3D": "3S"})))
+    assert kept["tricks"][0]["plays"][1]["maybe"] == {"3D": "3S"}
+    with pytest.raises(RecordError, match="maybe names AS, not an unsure card of the play"):
+        load_record(with_maybe({"AS": "3S"}))
+    with pytest.raises(RecordError, match="maybe gives 3D as itself"):
+        load_record(with_maybe({"3D": "3D"}))
+    with pytest.raises(RecordError, match="maybe: "):
+        load_record(with_maybe({"3D": "3X"}))
+    with pytest.raises(RecordError, match="maybe must map unsure cards to other cards"):
+        load_record(with_maybe(["3S"]))
 
 
 def test_an_out_of_turn_lead_is_to_check_when_the_trick_before_was_read_unsurely() -> None:

@@ -152,3 +152,16 @@ def test_only_unsure_boxes_get_a_second_look(tmp_path: Path) -> None:
     session.crops_seen = 0
     classifier.classify(image, [sure_box, unsure_box])
     assert session.crops_seen == 2 * 4, "1.0 looks at every box with every view"
+
+
+def test_a_read_names_the_runner_up_with_its_probability(tmp_path: Path) -> None:
+    from tests.tiny_models import tiny_classifier
+
+    classifier = CardClassifier(tiny_classifier(tmp_path / "card_classifier.onnx"))
+    classifier.session = _ScriptedSession(classifier.names)
+    classifier.dynamic_batch = True
+    image = np.full((200, 400, 3), 255, np.uint8)  # every look is sure: 10H 0.98, none 0.02
+    (read,) = classifier.read(image, [(80.0, 20.0, 120.0, 60.0)])
+    assert (read.identity, read.runner_up) == ("10H", NONE_CLASS)
+    assert read.probability == pytest.approx(0.98)
+    assert read.runner_up_probability == pytest.approx(0.02)

@@ -93,6 +93,21 @@ def test_near_duplicates_fold_into_one_box() -> None:
     assert a in cards[0].boxes and dup not in cards[0].boxes
 
 
+def test_a_cards_runner_up_is_its_other_corners_read_else_its_surest_second_reading() -> None:
+    a, b = corners(100, 100)
+    second = [
+        Detection("QC", a, 0.6, 0.6, runner_up="10C", runner_up_confidence=0.3),
+        Detection("QC", b, 0.7, 0.7, runner_up="JC", runner_up_confidence=0.2),
+    ]
+    (card,) = group_cards(second)
+    assert (card.identity, card.runner_up) == ("QC", "10C")
+    assert card.to_json()["runner_up"] == "10C"
+    (card,) = group_cards([det("2S", a, 0.9), det("2C", b, 0.6)])
+    assert card.runner_up == "2C"  # the other corner's read says more than any second reading
+    (card,) = group_cards([det("AS", a)])
+    assert card.runner_up == "" and "runner_up" not in card.to_json()
+
+
 def test_identities_two_parts_apart_never_mix() -> None:
     a, b = corners(100, 100)
     cards = group_cards([det("AS", a), det("KH", b)])

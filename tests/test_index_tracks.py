@@ -59,3 +59,17 @@ def test_an_index_that_moved_more_than_a_few_millimetres_is_another() -> None:
     moved = (BOX[0] + 5, BOX[1], BOX[2] + 5, BOX[3])
     detections, _ = tracks.pool(view, [Detection("QC", moved, 0.6)])
     assert detections[0].identity == "QC"
+
+
+def test_a_tracks_runner_up_is_the_other_identity_with_most_confidence_first_or_second() -> None:
+    tracks, view = IndexTracks(PX_PER_CM), view_with("10")
+    tracks.pool(view, [Detection("QC", BOX, 0.6, runner_up="10C", runner_up_confidence=0.3)])
+    detections, _ = tracks.pool(
+        view, [Detection("QC", BOX, 0.7, runner_up="JC", runner_up_confidence=0.2)]
+    )
+    (pooled,) = detections
+    assert (pooled.identity, pooled.runner_up) == ("QC", "10C")
+    assert pooled.runner_up_confidence == 0.15  # 0.3 over two reads
+    # a read of the runner-up as first choice counts for it too
+    (pooled,), _ = tracks.pool(view, [Detection("JC", BOX, 0.5)])
+    assert (pooled.identity, pooled.runner_up) == ("QC", "JC")  # JC: 0.2 + 0.5 > 10C: 0.3

@@ -250,7 +250,7 @@ def test_an_infraction_resting_on_an_unsure_read_is_the_referees_question_until_
         sink.emit(kind, data)
     referee = {i["id"]: i for i in live.referee_json(NOW)["infractions"]}
     assert referee["1-revoke-N-7-0"]["unsure_reads"] == [
-        {"trick": 7, "seat": "N", "card": n_cards[0]}
+        {"trick": 7, "seat": "N", "card": n_cards[0], "maybe": None}
     ]
     assert referee["1-overtime-S-9-0"]["unsure_reads"] == []
     public = [i["id"] for i in live.public_json(NOW)["infractions"]]
@@ -259,6 +259,35 @@ def test_an_infraction_resting_on_an_unsure_read_is_the_referees_question_until_
                       "referee:王")  # fmt: skip
     public = [i["id"] for i in live.public_json(NOW)["infractions"]]
     assert public == ["1-revoke-N-7-0", "1-overtime-S-9-0"]
+
+
+def test_the_cameras_runner_up_read_is_offered_as_a_one_click_correction(
+    tmp_path: Path,
+) -> None:
+    live = table(tmp_path)
+    start_table(live, {"rules": "XX", "rule_overrides": {}, "levels": {"NS": "2", "EW": "2"},
+                       "declarer": "S", "trump": "H"})  # fmt: skip
+    sink = CameraSink(live)
+    plays = [("S", "AS"), ("W", "3D"), ("N", "4S"), ("E", "5S"),
+             ("S", "KS"), ("W", "6S"), ("N", "7S"), ("E", "8S")]  # fmt: skip
+    for i, (seat, card) in enumerate(plays):
+        data = {"seat": seat, "cards": [card], "t_landed": EPOCH + i, "t_stable": EPOCH + i + 0.5}
+        if card == "3D":  # read at 0.55; the classifier's second thought was 3S
+            data |= {"unsure": {"3D": 0.55}, "maybe": {"3D": "3S"}}
+        sink.emit("play", data)
+        if i == 3:
+            sink.emit("trick_cleared", {"t": EPOCH + 3.8, "frame": ""})
+    state = live.referee_json(NOW)
+    (inf,) = state["infractions"]
+    assert inf["kind"] == "revoke" and inf["seat"] == "W"
+    assert inf["unsure_reads"] == [
+        {"trick": 1, "seat": "W", "card": "3D", "maybe": "3S", "fix": ["3S"]}
+    ]
+    assert any("可能是 maybe 3S" in c["detail"] for c in state["conflicts"])
+    # the referee looks, the card is 3S: the console posts the fix as a correction
+    live.store.append("play_corrected", {"trick": 1, "seat": "W", "cards": ["3S"], "was": ["3D"]},
+                      "referee:王")  # fmt: skip
+    assert live.referee_json(NOW)["infractions"] == []
 
 
 def test_the_referee_entering_a_play_the_camera_saw_but_never_read_settles_the_question(

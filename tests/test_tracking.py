@@ -319,8 +319,21 @@ def test_game_feed_a_seat_seen_but_unread_is_a_question_not_a_seat_that_played_n
     feed.apply(PlayEvent("S", ("KS",), 8.0, 8.5))
     (inf,) = feed.audit().infractions
     assert (inf.kind, inf.seat, inf.trick, inf.to_check) == ("card_count", "E", 1, True)
-    assert inf.to_json()["unsure_reads"] == [{"trick": 1, "seat": "E", "card": None}]
+    assert inf.to_json()["unsure_reads"] == [
+        {"trick": 1, "seat": "E", "card": None, "maybe": None}
+    ]
     assert "cards unread (E, trick 1)" in inf.proof
+
+
+def test_game_feed_keeps_the_cameras_runner_up_read_of_an_unsure_card_in_the_record() -> None:
+    feed = GameFeed(declarer="S", trump="H")
+    feed.apply(PlayEvent("S", ("AS",), 0.0, 0.5))
+    unsure = PlayEvent("W", ("QC",), 2.0, 2.5, unsure=(("QC", 0.63),), maybe=(("QC", "10C"),))
+    assert event_from_json(unsure.to_json()) == unsure
+    feed.apply(unsure)
+    assert feed.record["tricks"][0]["plays"][1] == {
+        "seat": "W", "cards": ["QC"], "t": 2.0, "unsure": ["QC"], "maybe": {"QC": "10C"}
+    }  # fmt: skip
 
 
 def test_game_feed_a_late_card_before_the_sweep_joins_its_seats_play_and_reads_json() -> None:

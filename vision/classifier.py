@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -35,6 +36,16 @@ from vision.detector import (
 
 DEFAULT_CLASSIFIER = REPO_ROOT / "models" / "card_classifier.onnx"
 MAX_BATCH = 64
+
+
+class Read(NamedTuple):
+    """One box's reading: the likeliest identity and its probability, and the next likeliest
+    (``runner_up``: what the referee should look for when the first is in doubt)."""
+
+    identity: str
+    probability: float
+    runner_up: str
+    runner_up_probability: float
 
 
 @dataclass
@@ -83,6 +94,12 @@ class CardClassifier:
         self, image_bgr: np.ndarray, boxes: Sequence[Box], source: ReadingSource | None = None
     ) -> list[tuple[str, float]]:
         """Read each box of ``image_bgr``; from ``source`` (a finer view of it) when given."""
+        return [(r.identity, r.probability) for r in self.read(image_bgr, boxes, source)]
+
+    def read(
+        self, image_bgr: np.ndarray, boxes: Sequence[Box], source: ReadingSource | None = None
+    ) -> list[Read]:
+        """Like :meth:`classify`, with each box's runner-up reading too."""
         if not boxes:
             return []
         first, *more = self.views
@@ -91,8 +108,11 @@ class CardClassifier:
         if more and unsure:
             looks = self._probabilities(image_bgr, [boxes[i] for i in unsure], more, source)
             table[unsure] = (table[unsure] + looks * len(more)) / (1 + len(more))
-        best = table.argmax(axis=1)
-        return [(self.names[int(k)], float(table[i, k])) for i, k in enumerate(best)]
+        ranked = np.argsort(-table, axis=1, kind="stable")[:, :2]
+        return [
+            Read(self.names[int(a)], float(table[i, a]), self.names[int(b)], float(table[i, b]))
+            for i, (a, b) in enumerate(ranked)
+        ]
 
     def _probabilities(
         self,

@@ -58,24 +58,32 @@ def _shown(path: Path) -> str:
 class Detection:
     """One detected corner index: the card identity, its box (x1, y1, x2, y2 in image pixels),
     the model's raw ``score`` and the calibrated ``confidence`` (equal to it when uncalibrated).
+    ``runner_up`` is the classifier's next likeliest card for the box (empty: none, or no
+    classifier), read at ``runner_up_confidence``.
     """
 
     identity: str
     box: Box
     score: float
     confidence: float = -1.0
+    runner_up: str = ""
+    runner_up_confidence: float = 0.0
 
     def __post_init__(self) -> None:
         if self.confidence < 0:
             object.__setattr__(self, "confidence", self.score)
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "identity": self.identity,
             "box": [round(v, 1) for v in self.box],
             "score": round(self.score, 4),
             "confidence": round(self.confidence, 4),
         }
+        if self.runner_up:
+            out["runner_up"] = self.runner_up
+            out["runner_up_confidence"] = round(self.runner_up_confidence, 4)
+        return out
 
 
 # --------------------------------------------------------------------------- calibration
@@ -642,8 +650,11 @@ class CardDetector:
             boxes, scores, classes = boxes[kept], scores[kept], classes[kept]
         boxes[:, [0, 2]] = np.clip(boxes[:, [0, 2]], 0, width)
         boxes[:, [1, 3]] = np.clip(boxes[:, [1, 3]], 0, height)
+        runners_up: list[tuple[str, float]] = [("", 0.0)] * len(boxes)
         if self.classifier is not None:
-            boxes, scores, classes = self._read_indices(image_bgr, boxes, scores, source, unread)
+            boxes, scores, classes, runners_up = self._read_indices(
+                image_bgr, boxes, scores, source, unread
+            )
         calibration = self.calibration or Calibration()
         confidences = calibration.apply(scores) if len(scores) else np.zeros(0)
         if calibration.is_identity:
@@ -654,8 +665,12 @@ class CardDetector:
                 box=(float(b[0]), float(b[1]), float(b[2]), float(b[3])),
                 score=float(s),
                 confidence=float(p),
+                runner_up=second,
+                runner_up_confidence=second_p,
             )
-            for b, s, c, p in zip(boxes, scores, classes, confidences, strict=True)
+            for b, s, c, p, (second, second_p) in zip(
+                boxes, scores, classes, confidences, runners_up, strict=True
+            )
         ]
         detections.sort(key=lambda d: -d.confidence)
         return detections
@@ -667,9 +682,9 @@ class CardDetector:
         loc_scores: FloatArray,
         source: ReadingSource | None = None,
         unread: list[Box] | None = None,
-    ) -> tuple[FloatArray, FloatArray, npt.NDArray[np.intp]]:
+    ) -> tuple[FloatArray, FloatArray, npt.NDArray[np.intp], list[tuple[str, float]]]:
         """Second stage: the classifier reads each localised box; ``none`` and weak reads go
-        (the sure boxes among them into ``unread``)."""
+        (the sure boxes among them into ``unread``). Also each kept box's runner-up read."""
         sure = loc_scores >= self.loc_conf
         sides = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
         big = sides >= JOKER_SIZE_RATIO * (np.median(sides[sure]) if sure.any() else 0.0)
@@ -679,14 +694,14 @@ class CardDetector:
         order = np.argsort(-loc_scores, kind="stable")
         order = order[(sure | maybe_joker)[order]][: self.max_boxes]
         boxes, maybe_joker = boxes[order], maybe_joker[order]
-        reads = self.classifier.classify(
+        reads = self.classifier.read(
             image_bgr, [tuple(map(float, b)) for b in boxes], source=source
         )
         index = {name: i for i, name in enumerate(self.names)}
         joker_conf = max(self.conf, JOKER_READ_CONF)
         keep = [
             i
-            for i, (name, prob) in enumerate(reads)
+            for i, (name, prob, *_) in enumerate(reads)
             if name in index  # "none" is not among the names
             and prob >= self.conf
             and (not maybe_joker[i] or (name in JOKERS and prob >= joker_conf))
@@ -700,4 +715,10 @@ class CardDetector:
             ]
         scores = np.array([reads[i][1] for i in keep], dtype=np.float32)
         classes = np.array([index[reads[i][0]] for i in keep], dtype=np.intp)
-        return boxes[keep].reshape(-1, 4), scores, classes
+        runners_up = [
+            (reads[i].runner_up, reads[i].runner_up_probability)
+            if reads[i].runner_up in index
+            else ("", 0.0)
+            for i in keep
+        ]
+        return boxes[keep].reshape(-1, 4), scores, classes, runners_up

@@ -32,7 +32,9 @@ class PlayEvent:
     table, ``t_stable`` when the tracker accepted them; frames name the two camera frames.
     ``unsure`` names the cards read with a confidence under the pipeline's unsure bar, with
     that confidence: the referee's cue that the camera may have misread them (JSON
-    ``"unsure": {card: confidence}``, present only when some are)."""
+    ``"unsure": {card: confidence}``, present only when some are). ``maybe`` gives, for an
+    unsure card, the camera's runner-up read: what the card may be instead (JSON
+    ``"maybe": {card: other card}``, present only when some are)."""
 
     seat: str
     cards: tuple[str, ...]
@@ -41,6 +43,7 @@ class PlayEvent:
     frame_landed: str = ""
     frame_stable: str = ""
     unsure: tuple[tuple[str, float], ...] = ()
+    maybe: tuple[tuple[str, str], ...] = ()
 
     type: ClassVar[str] = "play"
 
@@ -55,6 +58,8 @@ class PlayEvent:
         }
         if self.unsure:
             out["unsure"] = dict(self.unsure)
+        if self.maybe:
+            out["maybe"] = dict(self.maybe)
         return out
 
 
@@ -137,6 +142,7 @@ def event_from_json(data: Mapping[str, Any]) -> Event:
                 str(frames.get("landed", "")),
                 str(frames.get("stable", "")),
                 tuple((str(c), float(v)) for c, v in (data.get("unsure") or {}).items()),
+                tuple((str(c), str(v)) for c, v in (data.get("maybe") or {}).items()),
             )
         if kind == "trick_cleared":
             return TrickClearedEvent(

@@ -186,6 +186,8 @@ class GameFeed:
             earlier["cards"] = [*earlier["cards"], *ev.cards]
             if ev.unsure:
                 earlier["unsure"] = [*earlier.get("unsure", ()), *(c for c, _ in ev.unsure)]
+            if ev.maybe:
+                earlier["maybe"] = {**earlier.get("maybe", {}), **dict(ev.maybe)}
             _doubt_a_lead_the_followers_contradict(plays)
             return found
         if plays and len(plays[0]["cards"]) != len(ev.cards):
@@ -203,6 +205,8 @@ class GameFeed:
         play: dict[str, Any] = {"seat": ev.seat, "cards": list(ev.cards), "t": ev.t_landed}
         if ev.unsure:
             play["unsure"] = [card for card, _ in ev.unsure]
+        if ev.maybe:
+            play["maybe"] = dict(ev.maybe)
         plays.insert(self._turn_position(plays, ev), play)
         _doubt_a_lead_the_followers_contradict(plays)
         return found

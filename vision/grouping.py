@@ -35,7 +35,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from vision.classes import CLASS_ID, JOKERS
@@ -81,6 +81,9 @@ class CardSighting:
     ambiguous: bool = False
     also_read: str = ""
     """The other corner's read when the two corners of this card were read differently."""
+    runner_up: str = ""
+    """The next likeliest identity for this card (``also_read`` when there is one, else its
+    corners' runner-up reads): what to look for when the read is in doubt. Empty: none."""
 
     @property
     def centre(self) -> tuple[float, float]:
@@ -99,6 +102,8 @@ class CardSighting:
             out["ambiguous"] = True
         if self.also_read:
             out["also_read"] = self.also_read
+        if self.runner_up:
+            out["runner_up"] = self.runner_up
         return out
 
 
@@ -308,10 +313,13 @@ def group_cards(
     reads; without it the surer read of this one stands.
     """
     by_identity: dict[str, list[tuple[Box, float]]] = {}
+    seconds: dict[Box, tuple[float, str]] = {}  # box → (confidence, identity) of its runner-up
     for d in _one_read_per_corner(detections):
         b = d.box
         box = (float(b[0]), float(b[1]), float(b[2]), float(b[3]))
         by_identity.setdefault(d.identity, []).append((box, float(d.confidence)))
+        if second := getattr(d, "runner_up", ""):
+            seconds[box] = (float(getattr(d, "runner_up_confidence", 0.0)), second)
     sightings: list[CardSighting] = []
     for identity, boxes in by_identity.items():
         if identity in JOKERS:  # a picture joker may be boxed whole and by parts
@@ -324,10 +332,20 @@ def group_cards(
             )
     sightings = _join_misread_corners(sightings, min_ratio, max_ratio, best_ratio, pooled)
     sightings = _drop_faces_of_whole_cards(sightings)
+    sightings = [replace(s, runner_up=_runner_up(s, seconds)) for s in sightings]
     sightings.sort(
         key=lambda s: (CLASS_ID.get(s.identity, len(CLASS_ID)), s.identity, s.boxes[0][:2])
     )
     return sightings
+
+
+def _runner_up(sighting: CardSighting, seconds: Mapping[Box, tuple[float, str]]) -> str:
+    """The card's other likely identity: its other corner's read, else its surest runner-up."""
+    if sighting.also_read:
+        return sighting.also_read
+    reads = [seconds[b] for b in sighting.boxes if b in seconds]
+    reads = [r for r in reads if r[1] != sighting.identity]
+    return max(reads)[1] if reads else ""
 
 
 def _one_read_per_corner(detections: Iterable[BoxLike]) -> list[BoxLike]:

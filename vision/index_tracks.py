@@ -11,6 +11,8 @@ grey patches ≥ ``SAME_LOOK``), holding the summed confidence of each identity 
 
 * Each box is read as its track's best identity so far (its confidence the mean over the
   track's reads, a read of another identity counting 0), so a wavering corner stops wavering.
+  Its runner-up is the other identity with the most confidence over the track's reads, as
+  the first or the second reading of each (what the referee should look for when in doubt).
 * Two corners of one card read differently are settled by both tracks' evidence together
   (:func:`vision.grouping.group_cards` ``pooled=``): the card is the identity with more summed
   confidence over all of its reads at both corners.
@@ -42,10 +44,22 @@ class _Track:
     size: tuple[float, float]
     patch: np.ndarray
     votes: dict[str, float] = field(default_factory=dict)
+    seconds: dict[str, float] = field(default_factory=dict)  # summed runner-up confidences
     reads: int = 0
 
     def best(self) -> tuple[str, float]:
         identity, total = max(self.votes.items(), key=lambda kv: (kv[1], kv[0]))
+        return identity, total / self.reads
+
+    def runner_up(self, best: str) -> tuple[str, float]:
+        """The likeliest identity other than ``best`` over every read, first or second."""
+        totals = dict(self.seconds)
+        for identity, total in self.votes.items():
+            totals[identity] = totals.get(identity, 0.0) + total
+        totals.pop(best, None)
+        if not totals:
+            return "", 0.0
+        identity, total = max(totals.items(), key=lambda kv: (kv[1], kv[0]))
         return identity, total / self.reads
 
 
@@ -99,9 +113,16 @@ class IndexTracks:
                     track.centre, track.size, track.patch = centre, size, patch
                 tracks.append(track)
             track.votes[d.identity] = track.votes.get(d.identity, 0.0) + d.confidence
+            second = getattr(d, "runner_up", "")
+            if second:
+                total = track.seconds.get(second, 0.0)
+                track.seconds[second] = total + float(getattr(d, "runner_up_confidence", 0.0))
             track.reads += 1
             identity, confidence = track.best()
-            pooled_detections.append(Detection(identity, d.box, confidence))
+            runner_up, runner_up_confidence = track.runner_up(identity)
+            pooled_detections.append(
+                Detection(identity, d.box, confidence, confidence, runner_up, runner_up_confidence)
+            )
             votes[d.box] = track.votes
         self._tracks = tracks
         return pooled_detections, votes

@@ -131,12 +131,31 @@ function renderQueue() {
     item.appendChild(h);
     if (inf.unsure_reads && inf.unsure_reads.length) {
       const reads = inf.unsure_reads
-        .map((r) => `${r.card} (${seatName(r.seat)} · ${t("inf.trick", { n: r.trick })})`)
+        .map((r) => {
+          const where = [seatName(r.seat), t("inf.trick", { n: r.trick })];
+          if (r.maybe) where.push(t("ref.maybe", { card: r.maybe }));
+          return `${r.card ?? t("ref.unread")} (${where.join(" · ")})`;
+        })
         .join(", ");
       const check = document.createElement("p");
       check.className = "to-check";
       check.textContent = t(isOpen ? "ref.toCheck" : "ref.checked", { reads });
       item.appendChild(check);
+      if (isOpen) {
+        // One click settles a misread: the play corrected to the camera's runner-up read.
+        for (const r of inf.unsure_reads.filter((r) => r.fix)) {
+          const fix = document.createElement("button");
+          fix.type = "button";
+          fix.className = "btn-fix";
+          fix.textContent = t("ref.fixAs", { seat: seatName(r.seat), n: r.trick, card: r.card, maybe: r.maybe });
+          fix.addEventListener("click", async () => {
+            fix.disabled = true;
+            const out = await act("/api/referee/correction", { trick: r.trick, seat: r.seat, cards: r.fix }, "queue-msg");
+            if (!out.ok) fix.disabled = false;
+          });
+          item.appendChild(fix);
+        }
+      }
     }
     if (inf.cards && inf.cards.length) item.appendChild(cardRow(inf.cards, { size: "sm", lang: lang() }));
     if (inf.proof) {
