@@ -74,7 +74,12 @@ class Table:
         )
 
     def play(
-        self, seat: str, cards: list[str], t: float, unsure: dict[str, float] | None = None
+        self,
+        seat: str,
+        cards: list[str],
+        t: float,
+        unsure: dict[str, float] | None = None,
+        maybe: dict[str, str] | None = None,
     ) -> int:
         data: dict[str, Any] = {
             "seat": seat,
@@ -85,6 +90,8 @@ class Table:
         }
         if unsure:
             data["unsure"] = unsure
+        if maybe:
+            data["maybe"] = maybe
         return self.append("play", data)
 
     def clear_trick(self, t: float) -> int:
@@ -313,6 +320,31 @@ def test_an_infraction_resting_on_an_unsure_read_asks_the_referee_to_look_at_the
     item.get_by_role("button", name="确认违例").click()
     referee.wait_for_selector("#queue-msg.msg-ok")
     assert [i["kind"] for i in table.state()["infractions"]] == ["revoke"]
+
+
+def test_the_referee_settles_a_misread_with_the_cameras_runner_up_in_one_click(
+    table: Table, new_context: NewContext
+) -> None:
+    table.start_hand()
+    table.play("N", ["AS"], T0)
+    table.play("E", ["3D"], T0 + 2, unsure={"3D": 0.6}, maybe={"3D": "3S"})
+    table.play("S", ["3S"], T0 + 4)
+    table.play("W", ["2S"], T0 + 6)
+    table.clear_trick(T0 + 9)
+    for i, (seat, card) in enumerate([("N", "6S"), ("E", "KS"), ("S", "7S"), ("W", "4S")]):
+        table.play(seat, [card], T0 + 10 + 2 * i)
+
+    referee = new_context().new_page()
+    sign_in(referee, table)
+    item = referee.locator("#queue .queue-item", has_text="该跟不跟").filter(has_text="东")
+    item.wait_for()
+    assert "可能是 3S" in item.locator(".to-check").inner_text()
+    item.get_by_role("button", name="核对后更正：东 第 1 墩 3D → 3S").click()
+    referee.wait_for_selector("#queue-msg.msg-ok")
+    referee.wait_for_selector("#queue-empty:not([hidden])")  # the question is settled
+    assert table.state()["infractions"] == []
+    (play,) = [p for p in table.state()["hand"]["tricks"][0]["plays"] if p["seat"] == "E"]
+    assert play["cards"] == ["3S"]
 
 
 def test_a_wrong_pin_is_refused_on_the_sign_in_page(table: Table, page: Page) -> None:
