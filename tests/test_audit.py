@@ -325,9 +325,7 @@ def test_a_revoke_whose_proof_rests_on_an_unsure_read_is_for_the_referee_to_chec
     rec = _unsure(record(["S:AS W:3D N:4S E:5S", "S:KS W:6S N:7S E:8S"]), 1, "W", "3D")
     inf = audit(load_record(rec)).infractions[0]
     assert (inf.kind, inf.seat, inf.trick, inf.to_check) == ("revoke", "W", 1, True)
-    assert inf.to_json()["unsure_reads"] == [
-        {"trick": 1, "seat": "W", "card": "3D", "maybe": None}
-    ]
+    assert inf.to_json()["unsure_reads"] == [{"trick": 1, "seat": "W", "card": "3D", "maybe": None}]
     assert "识别存疑" in inf.proof and "3D (W, trick 1)" in inf.proof
     # the later card that proves it counts as much as the revoking one
     rec = _unsure(record(["S:AS W:3D N:4S E:5S", "S:KS W:6S N:7S E:8S"]), 2, "W", "6S")

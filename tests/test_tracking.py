@@ -319,9 +319,7 @@ def test_game_feed_a_seat_seen_but_unread_is_a_question_not_a_seat_that_played_n
     feed.apply(PlayEvent("S", ("KS",), 8.0, 8.5))
     (inf,) = feed.audit().infractions
     assert (inf.kind, inf.seat, inf.trick, inf.to_check) == ("card_count", "E", 1, True)
-    assert inf.to_json()["unsure_reads"] == [
-        {"trick": 1, "seat": "E", "card": None, "maybe": None}
-    ]
+    assert inf.to_json()["unsure_reads"] == [{"trick": 1, "seat": "E", "card": None, "maybe": None}]
     assert "cards unread (E, trick 1)" in inf.proof
 
 
