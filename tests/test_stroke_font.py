@@ -60,3 +60,24 @@ def test_some_procedural_decks_are_lettered_with_a_stroke_font() -> None:
     assert 0.25 < len(lettered) / len(styles) < 0.55
     face = render_procedural(lettered[0], "10S", 300)
     assert len(face.corners) == 2
+
+
+def test_a_font_may_square_its_bowls_the_way_condensed_lettering_does() -> None:
+    oval = text_mask("O", font(), 60)
+    square = text_mask("O", dataclasses.replace(font(), squareness=6.0), 60)
+    corner = (slice(0, 8), slice(0, 6))  # the bowl's top-left corner: empty unless squared
+    assert square[corner].mean() > 2 * oval[corner].mean()
+    for text in ("10", "Q"):
+        assert not np.array_equal(
+            text_mask(text, font(), 60),
+            text_mask(text, dataclasses.replace(font(), squareness=6.0), 60),
+        )
+
+
+def test_no_square_bowls_asked_draws_the_fonts_of_older_recipes() -> None:
+    older = [StrokeFont.random(np.random.default_rng(s)) for s in range(20)]
+    now = [StrokeFont.random(np.random.default_rng(s), 0.0) for s in range(20)]
+    assert now == older and all(f.squareness == 2.0 for f in now)
+    squared = [StrokeFont.random(np.random.default_rng(s), 1.0) for s in range(20)]
+    assert all(3.0 <= f.squareness <= 8.0 for f in squared)
+    assert [f.variants for f in squared] == [f.variants for f in older]

@@ -135,13 +135,21 @@ def run_train_classifier(args: argparse.Namespace) -> int:
 
 
 def _add_jokers_argument(p: argparse.ArgumentParser) -> None:
-    """``--jokers SHARE`` (``synth`` and ``crops``: :func:`vision.synth.render_scene`)."""
+    """``--jokers SHARE`` and ``--square-bowls SHARE`` (``synth`` and ``crops``:
+    :func:`vision.synth.render_scene`)."""
     p.add_argument(
         "--jokers",
         type=float,
         default=0.0,
         metavar="SHARE",
         help="share of card groups with jokers mixed in, often under other cards (default 0)",
+    )
+    p.add_argument(
+        "--square-bowls",
+        type=float,
+        default=0.0,
+        metavar="SHARE",
+        help="share of procedural stroke fonts whose 0, Q and O are straight-sided (default 0)",
     )
 
 
@@ -186,6 +194,7 @@ def run_synth(args: argparse.Namespace) -> int:
         split=args.split,
         small_share=args.small_cards,
         joker_share=args.jokers,
+        square_bowls=args.square_bowls,
     )
     print(f"wrote {args.n} images to {args.out / 'images' / args.split}")
     return 0
@@ -234,6 +243,7 @@ def run_crops(args: argparse.Namespace) -> int:
         workers=args.workers,
         text_negatives=args.text_negatives,
         joker_share=args.jokers,
+        square_bowls=args.square_bowls,
     )
     print(f"wrote {n} crops from {args.scenes} scenes to {args.out / args.split}")
     return 0

@@ -233,9 +233,9 @@ def scene_crops(
 
 
 def _render_chunk(
-    args: tuple[int, int, int, Sequence[str], Sequence[int], Path, str, int, float],
+    args: tuple[int, int, int, Sequence[str], Sequence[int], Path, str, int, float, float],
 ) -> int:
-    start, stop, seed, designs, sizes, out, split, text_negatives, joker_share = args
+    start, stop, seed, designs, sizes, out, split, text_negatives, joker_share, square = args
     from vision.synth import render_scene
     from vision.text_negatives import text_negative
 
@@ -243,7 +243,9 @@ def _render_chunk(
     for i in range(start, stop):
         rng = np.random.default_rng(seed * 1_000_003 + i)
         imgsz = int(rng.choice(list(sizes)))
-        image_rgb, boxes = render_scene(rng, designs, imgsz, seed, joker_share=joker_share)
+        image_rgb, boxes = render_scene(
+            rng, designs, imgsz, seed, joker_share=joker_share, square_bowls=square
+        )
         image = cv2.cvtColor(image_rgb, cv2.COLOR_RGB2BGR)
         image = jpeg_artefacts(rng, image)
         for k, (label, patch) in enumerate(scene_crops(rng, image, boxes)):
@@ -268,10 +270,12 @@ def synthesize_crops(
     workers: int = 2,
     text_negatives: int = 1,
     joker_share: float = 0.0,
+    square_bowls: float = 0.0,
 ) -> int:
     """Render ``n_scenes`` synthetic scenes and write their crops to ``out/<split>/<class>/``,
     plus ``text_negatives`` printed-text ``none`` crops a scene (:mod:`vision.text_negatives`);
-    ``joker_share`` of the card groups get jokers mixed in (:func:`vision.synth.render_scene`).
+    ``joker_share`` of the card groups get jokers mixed in, ``square_bowls`` of the stroke
+    fonts square their bowls (:func:`vision.synth.render_scene`).
 
     Deterministic per scene (seeded like :func:`vision.synth.synthesize`); ``workers`` processes
     share the scenes. Every class folder is created, so a split always lists all 55 classes.
@@ -294,6 +298,7 @@ def synthesize_crops(
             split,
             text_negatives,
             joker_share,
+            square_bowls,
         )
         for s in range(0, n_scenes, chunk)
     ]

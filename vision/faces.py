@@ -561,15 +561,15 @@ def _four(values: Iterable[SupportsFloat]) -> tuple[float, float, float, float]:
     return a, b, c, d
 
 
-def random_style(rng: np.random.Generator) -> ProceduralStyle:
-    """A random procedural deck style."""
+def random_style(rng: np.random.Generator, square_bowls: float = 0.0) -> ProceduralStyle:
+    """A random procedural deck style; ``square_bowls``: see :meth:`StrokeFont.random`."""
     paper_kind = rng.integers(4)
     base = [(250, 250, 248), (248, 242, 225), (240, 245, 252), (232, 232, 232)][paper_kind]
     paper = _rgb(np.clip(c + rng.integers(-8, 6), 0, 255) for c in base)
     fonts: list[str | int] = [*font_paths(), *HERSHEY]
     font: Font = fonts[int(rng.integers(len(fonts)))]
     if rng.random() < STROKE_FONT_SHARE:
-        font = StrokeFont.random(rng)
+        font = StrokeFont.random(rng, square_bowls)
     red = (int(rng.integers(190, 236)), int(rng.integers(0, 52)), int(rng.integers(0, 52)))
     black = _rgb(rng.integers(0, 45, 3))
     four_colour = rng.random() < 0.2

@@ -35,6 +35,21 @@ def arc(cx: float, cy: float, rx: float, ry: float, start: float, end: float) ->
     ]
 
 
+def bowl(cx: float, cy: float, rx: float, ry: float, squareness: float = 2.0) -> Stroke:
+    """A closed bowl: an ellipse (``squareness`` 2) or, above 2, a superellipse whose sides run
+    straight and whose ends stay round — the tall "0" and "Q" of condensed lettering."""
+    if squareness == 2.0:
+        return arc(cx, cy, rx, ry, 0, 360)
+    e = 2.0 / squareness
+    return [
+        (
+            cx + rx * math.copysign(abs(math.cos(t)) ** e, math.cos(t)),
+            cy + ry * math.copysign(abs(math.sin(t)) ** e, math.sin(t)),
+        )
+        for t in np.linspace(0, 2 * math.pi, 73)
+    ]
+
+
 def _turned(strokes: list[Stroke]) -> list[Stroke]:
     """The glyph turned 180° (a 9 is a turned 6)."""
     return [[(1 - x, 1 - y) for x, y in s] for s in strokes]
@@ -83,7 +98,7 @@ def _eight(v: int) -> list[Stroke]:
     return [arc(0.5, 0.25, top_r, 0.25, 0, 360), arc(0.5, 0.72, 0.47, 0.28, 0, 360)]
 
 
-def _ten(v: int) -> list[Stroke]:
+def _ten(v: int, squareness: float = 2.0) -> list[Stroke]:
     # Drawn in a box twice as wide as a digit, then squeezed by the width table.
     one: Stroke = [(0.16, 0.0), (0.16, 1.0)]
     strokes = [one]
@@ -91,7 +106,7 @@ def _ten(v: int) -> list[Stroke]:
         strokes = [[(0.04, 0.18), (0.16, 0.0), (0.16, 1.0)]]
     if v == 2:
         strokes.append([(0.04, 1.0), (0.28, 1.0)])
-    return [*strokes, arc(0.68, 0.5, 0.28, 0.5, 0, 360)]
+    return [*strokes, bowl(0.68, 0.5, 0.28, 0.5, squareness)]
 
 
 def _jack(v: int) -> list[Stroke]:
@@ -99,10 +114,9 @@ def _jack(v: int) -> list[Stroke]:
     return [hook, [(0.35, 0.0), (1.0, 0.0)]] if v == 1 else [hook]
 
 
-def _queen(v: int) -> list[Stroke]:
-    bowl = arc(0.5, 0.45, 0.48, 0.45, 0, 360)
+def _queen(v: int, squareness: float = 2.0) -> list[Stroke]:
     tails = ([(0.55, 0.68), (1.0, 1.0)], [(0.3, 0.86), (1.0, 1.0)], [(0.5, 0.84), (0.7, 1.0)])
-    return [bowl, tails[v]]
+    return [bowl(0.5, 0.45, 0.48, 0.45, squareness), tails[v]]
 
 
 def _king(v: int) -> list[Stroke]:
@@ -121,8 +135,8 @@ def _ace(v: int) -> list[Stroke]:
     return [arch, [(0.02, 0.58), (0.98, 0.58)]]
 
 
-def _letter_o(v: int) -> list[Stroke]:
-    return [arc(0.5, 0.5, 0.5, 0.5, 0, 360)]
+def _letter_o(v: int, squareness: float = 2.0) -> list[Stroke]:
+    return [bowl(0.5, 0.5, 0.5, 0.5, squareness)]
 
 
 def _letter_i(v: int) -> list[Stroke]:
@@ -138,7 +152,10 @@ def _letter_r(v: int) -> list[Stroke]:
     return [bowl, [(0.4, 0.54), (1.0, 1.0)]]
 
 
-GLYPHS: dict[str, tuple[int, float, Callable[[int], list[Stroke]]]] = {
+BOWLED = frozenset({"10", "Q", "O"})
+"""Glyphs drawn around a closed bowl, which a font may square (``StrokeFont.squareness``)."""
+
+GLYPHS: dict[str, tuple[int, float, Callable[..., list[Stroke]]]] = {
     # character: (number of variants, width ÷ height, strokes of variant v)
     "2": (2, 0.6, _two),
     "3": (2, 0.58, _three),
@@ -181,14 +198,22 @@ class StrokeFont:
     width: float  # width scale of every glyph (condensed < 1 < wide)
     slant: float  # horizontal shift of the top against the bottom, fraction of the height
     serifs: bool = False  # short bars across the ends of upright strokes at the top and foot
+    squareness: float = 2.0
+    """The bowls of 0, Q and O: 2 ellipses; above 2 straight-sided (condensed lettering)."""
 
     @staticmethod
-    def random(rng: np.random.Generator) -> StrokeFont:
+    def random(rng: np.random.Generator, square_bowls: float = 0.0) -> StrokeFont:
+        """A random stroke font; ``square_bowls`` of them square their bowls (0 draws no extra
+        random number, so older recipes make the same fonts)."""
         variants = tuple((ch, int(rng.integers(n))) for ch, (n, _, _) in GLYPHS.items())
         weight = float(rng.uniform(0.03, 0.09) if rng.random() < 0.6 else rng.uniform(0.09, 0.14))
         slant = float(rng.uniform(0.05, 0.2)) if rng.random() < 0.2 else 0.0
         serifs = bool(rng.random() < 0.3)
-        return StrokeFont(variants, weight, float(rng.uniform(0.65, 1.15)), slant, serifs)
+        width = float(rng.uniform(0.65, 1.15))
+        squareness = 2.0
+        if square_bowls and rng.random() < square_bowls:
+            squareness = float(rng.uniform(3.0, 8.0))
+        return StrokeFont(variants, weight, width, slant, serifs, squareness)
 
     def draws(self, text: str) -> bool:
         """Whether every glyph of ``text`` is in the stroke alphabet."""
@@ -209,7 +234,8 @@ class StrokeFont:
         for ch, w in zip(chars, widths, strict=True):
             _, _, strokes_of = GLYPHS[ch]
             inner_h = DRAW_H - pen  # the pen's half width stays inside the glyph box
-            strokes = strokes_of(chosen.get(ch, 0))
+            v = chosen.get(ch, 0)
+            strokes = strokes_of(v, self.squareness) if ch in BOWLED else strokes_of(v)
             for stroke in [*strokes, *(_serifs(strokes) if self.serifs else [])]:
                 left, top = x + pen / 2, pad + pen / 2
                 pts = np.array(

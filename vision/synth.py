@@ -63,6 +63,10 @@ JOKER_SHARE = 0.0
 """Share of card groups with one or two jokers mixed in anywhere (see :func:`with_jokers`).
 0 (the default) draws no extra random numbers, so older recipes make the same scenes."""
 
+SQUARE_BOWLS = 0.0
+"""Share of procedural stroke fonts with straight-sided bowls (:meth:`vision.stroke_font.
+StrokeFont.random`); 0 (the default) keeps older recipes' scenes."""
+
 RANKS = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
 SUITS = ("S", "H", "D", "C")
 OCCLUDER = 30000
@@ -73,16 +77,21 @@ OCCLUDER = 30000
 
 
 @functools.lru_cache(maxsize=N_STYLES)
-def _style(seed: int, k: int) -> ProceduralStyle:
-    return random_style(np.random.default_rng([seed, k, 7]))
+def _style(seed: int, k: int, square_bowls: float = 0.0) -> ProceduralStyle:
+    return random_style(np.random.default_rng([seed, k, 7]), square_bowls)
 
 
 @functools.lru_cache(maxsize=1024)
 def _face(
-    design: str, seed: int, style: int, identity: str, picture_joker: bool = False
+    design: str,
+    seed: int,
+    style: int,
+    identity: str,
+    picture_joker: bool = False,
+    square_bowls: float = 0.0,
 ) -> CardFace:
     if design == PROCEDURAL:
-        drawn = _style(seed, style)
+        drawn = _style(seed, style, square_bowls)
         if picture_joker and identity in JOKERS:
             drawn = replace(drawn, joker_index=False)
         return render_procedural(
@@ -528,6 +537,7 @@ def render_scene(
     seed: int = 0,
     small_share: float = SMALL_SHARE,
     joker_share: float = JOKER_SHARE,
+    square_bowls: float = SQUARE_BOWLS,
 ) -> tuple[np.ndarray, list[tuple[int, float, float, float, float]]]:
     """One scene: an ``imgsz`` RGB uint8 image and its boxes ``(cls, x0, y0, x1, y1)`` in px.
 
@@ -536,6 +546,7 @@ def render_scene(
     ≈ 18 % of 320), 25–60 % in two thirds of the rest and 60–110 % (close-ups) in the others.
     ``joker_share`` of the card groups get jokers mixed in (:func:`with_jokers`), half of them
     picture jokers (no corner index, labelled whole) in the procedural design.
+    ``square_bowls`` of the procedural stroke fonts draw straight-sided bowls (0, Q, O).
     """
     size = imgsz * 2
     canvas = background(rng, size)
@@ -568,7 +579,9 @@ def render_scene(
         picture = False
         if joker_share and rng.random() < joker_share:
             ids, picture = with_jokers(rng, ids), bool(rng.random() < 0.5)
-        faces: list[CardFace | None] = [_face(design, seed, style, c, picture) for c in ids]
+        faces: list[CardFace | None] = [
+            _face(design, seed, style, c, picture, square_bowls) for c in ids
+        ]
         if rng.random() < 0.15:  # face-down cards in the group
             for _ in range(int(rng.integers(1, 4))):
                 faces.insert(int(rng.integers(len(faces) + 1)), None)
@@ -682,13 +695,16 @@ def synthesize(
     split: str = "train",
     small_share: float = SMALL_SHARE,
     joker_share: float = JOKER_SHARE,
+    square_bowls: float = SQUARE_BOWLS,
 ) -> None:
     """Write ``n`` synthetic scenes as ``out/images/<split>/NNNNNN.jpg`` + YOLO labels
-    (``small_share``, ``joker_share``: see :func:`render_scene`)."""
+    (``small_share``, ``joker_share``, ``square_bowls``: see :func:`render_scene`)."""
     if not 0.0 <= small_share <= 1.0:
         raise ValueError(f"small-card share {small_share} must lie in 0…1")
     if not 0.0 <= joker_share <= 1.0:
         raise ValueError(f"joker share {joker_share} must lie in 0…1")
+    if not 0.0 <= square_bowls <= 1.0:
+        raise ValueError(f"square-bowl share {square_bowls} must lie in 0…1")
     known = set(ART_DIRS) | {PROCEDURAL}
     bad = [d for d in designs if d not in known]
     if bad or not designs:
@@ -699,7 +715,7 @@ def synthesize(
     lbl_dir.mkdir(parents=True, exist_ok=True)
     for i in _progress(n, f"synth {split}"):
         rng = np.random.default_rng(seed * 1_000_003 + i)
-        img, boxes = render_scene(rng, designs, imgsz, seed, small_share, joker_share)
+        img, boxes = render_scene(rng, designs, imgsz, seed, small_share, joker_share, square_bowls)
         quality = int(rng.integers(40, 96))
         bgr = cv2.cvtColor(img, cv2.COLOR_RGB2BGR)
         cv2.imwrite(str(img_dir / f"{i:06d}.jpg"), bgr, [cv2.IMWRITE_JPEG_QUALITY, quality])
