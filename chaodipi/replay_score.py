@@ -241,6 +241,7 @@ class Score:
                         "seat": m.seat,
                         "true": list(m.true_cards),
                         "recovered": None if m.recovered_cards is None else list(m.recovered_cards),
+                        "fixed_by_runner_up": m.runner_up_fixes,
                     }
                     for m in self.matches
                     if not m.exact

@@ -165,7 +165,9 @@ def test_score_events_counts_plays_times_and_infractions_exactly() -> None:
     assert score.extra_plays == []
     assert sorted(round(e, 6) for e in score.errors_s) == [0.0, 0.0, 0.1, 0.2, 0.3, 0.4, 1.7]
     j = score.to_json()
-    assert j["plays"]["wrong"] == [{"trick": 2, "seat": "S", "true": ["8S"], "recovered": ["6S"]}]
+    assert j["plays"]["wrong"] == [
+        {"trick": 2, "seat": "S", "true": ["8S"], "recovered": ["6S"], "fixed_by_runner_up": False}
+    ]
     assert j["landing_error_s"]["median"] == pytest.approx(0.2)
     assert j["landing_error_s"]["p90"] == pytest.approx(0.92)
     assert j["landing_error_s"]["max"] == pytest.approx(1.7)
@@ -202,6 +204,50 @@ def test_an_infraction_resting_on_an_unsure_read_is_counted_as_a_question_not_as
     assert score.false_asserted == [("out_of_turn", "W", 2)]
     assert score.injected_found == score.injected_to_check == [("revoke", "S", 2)]
     assert "to check, resting on an unsure read: revoke S t2" in score.text()
+
+
+def test_a_misread_the_runner_up_read_fixes_is_counted_and_its_false_infractions_go() -> None:
+    tricks = [["N AS", "E KS", "S QS", "W JS"], ["N 10S", "E 9S", "S 8S", "W 7S"]]
+    tricks += [["N 6S", "E 4S", "S 3S", "W 2S"]]
+    truth: list[dict[str, Any]] = []
+    for number, trick in enumerate(tricks):
+        for k, play in enumerate(trick):
+            seat, card = play.split()
+            truth.append(_play(seat, card, 10.0 * number + k + 1))
+        truth.append({**CLEARED, "t": 10.0 * number + 5})
+    predicted = list(truth)
+    predicted[7] = {**_play("S", "8D", 13.0), "unsure": {"8D": 0.6}, "maybe": {"8D": "8S"}}
+    record = {"format": "chaodipi-hand/1", **CONTRACT, "tricks": []}
+    score = score_events(predicted, truth, record)
+    j = score.to_json()
+    assert j["plays"]["wrong_fixed_by_runner_up"] == 1
+    assert j["plays"]["wrong"][0]["fixed_by_runner_up"]
+    assert score.false_to_check == [("revoke", "S", 2)]  # "8D" while holding 3S
+    assert score.false_after_runner_up == []  # the referee took 8S: no question is left
+    assert "wrong plays the runner-up read fixes: 1" in score.text()
+    # a runner-up that is wrong too fixes nothing
+    predicted[7] = {**predicted[7], "maybe": {"8D": "6D"}}
+    score = score_events(predicted, truth, record)
+    assert score.to_json()["plays"]["wrong_fixed_by_runner_up"] == 0
+    assert score.false_after_runner_up == [("revoke", "S", 2)]
+
+
+def test_a_play_names_the_runner_up_read_of_each_unsure_card() -> None:
+    from chaodipi.pipeline import _with_unsure_reads
+    from vision.events import PlayEvent
+    from vision.grouping import CardSighting
+
+    play = PlayEvent("W", ("QC", "KC"), 1.0, 1.5)
+    seen = {
+        "W": [
+            CardSighting("QC", confidence=0.63, runner_up="10C"),
+            CardSighting("KC", confidence=0.97, runner_up="KS"),  # sure: no runner-up named
+        ]
+    }
+    out = _with_unsure_reads(play, seen)
+    assert isinstance(out, PlayEvent)
+    assert out.unsure == (("QC", 0.63),) and out.maybe == (("QC", "10C"),)
+    assert out.to_json()["maybe"] == {"QC": "10C"}
 
 
 def test_a_play_read_under_the_unsure_bar_names_each_such_card_once_at_its_least_sure() -> None:
