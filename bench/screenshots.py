@@ -4,7 +4,8 @@
 
 Plays a simulated hand (rules XX, seed 4: a revoke by 西 in trick 4 and a lead out of turn by
 北 in trick 6) into a fresh event log up to the middle of trick 10 — 西's revoking card read
-unsurely (0.62), so the console shows the revoke as 识别存疑 — has the referee confirm the
+unsurely (0.62, the camera's runner-up read the same rank in the suit of the same colour), so
+the console shows the revoke as 识别存疑 with 可能是 … — has the referee confirm the
 revoke, and photographs the scoreboard (简体中文, laptop width, cards on the table, the
 infraction banner) and the referee console. Needs Debian's Chromium at /usr/bin/chromium and a
 CJK font (fonts-wqy-microhei); nothing is fetched from the network.
@@ -77,24 +78,34 @@ def play_mid_hand(store: EventStore) -> None:
         "system",
     )
 
-    def play(p: dict[str, Any], unsure: dict[str, float] | None = None) -> None:
+    def play(p: dict[str, Any], doubt: str | None = None) -> None:
         t = shift + float(p["t"])
         frames = {"landed": "", "stable": ""}
         data = {"seat": p["seat"], "cards": p["cards"], "t_landed": t, "t_stable": t + 0.3}
-        if unsure:
-            data["unsure"] = unsure
+        if doubt:
+            data["unsure"] = {doubt: 0.62}
+            data["maybe"] = {doubt: _look_alike(doubt)}
         store.append("play", {**data, "frames": frames}, "camera")
 
     for number, trick in enumerate(tricks[:TRICKS_DONE], start=1):
         for p in trick["plays"]:
             revoking = number == 4 and p["seat"] == "W"
-            play(p, {p["cards"][0]: 0.62} if revoking else None)
+            play(p, p["cards"][0] if revoking else None)
         store.append("trick_cleared", {"t": shift + trick["plays"][-1]["t"] + 2, "frame": ""})
     for p in on_table:
         play(p)
     store.append(
         "infraction_decided", {"id": "4-revoke-W-4-0", "decision": "confirm"}, "referee:demo"
     )
+
+
+def _look_alike(card: str) -> str:
+    """The card a camera most often takes ``card`` for: its rank in the other suit of its
+    colour (♠/♣, ♥/♦), the other joker."""
+    if card in ("BJ", "SJ"):
+        return "SJ" if card == "BJ" else "BJ"
+    other = {"S": "C", "C": "S", "H": "D", "D": "H"}
+    return card[:-1] + other[card[-1]]
 
 
 def main(argv: list[str] | None = None) -> int:

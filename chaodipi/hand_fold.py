@@ -52,16 +52,18 @@ def unsure_read_conflict(
 ) -> dict[str, Any]:
     """The referee's cue for a camera play that names unsure reads (``PlayEvent.unsure``),
     with what each may be instead when the camera had a runner-up (``PlayEvent.maybe``)."""
-    maybe = maybe or {}
+    maybe = {c: other for c, other in (maybe or {}).items() if c in unsure}
     reads = ", ".join(
-        f"{card} {float(conf):.2f}" + (f" 可能是 maybe {maybe[card]}" if card in maybe else "")
+        f"{card} {float(conf):.2f}" + (f" maybe {maybe[card]}" if card in maybe else "")
         for card, conf in unsure.items()
     )
+    hints = "；".join(f"{card} 可能是 {other}" for card, other in maybe.items())
     return {
         "kind": "unsure_read",
         "seat": seat,
         "cards": list(unsure),
-        "detail": f"识别存疑，请核对桌上的牌 · read unsure ({reads}): check the card on the table",
+        "detail": f"识别存疑，请核对桌上的牌{f'（{hints}）' if hints else ''} · "
+        f"read unsure ({reads}): check the card on the table",
     }
 
 

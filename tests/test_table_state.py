@@ -283,7 +283,9 @@ def test_the_cameras_runner_up_read_is_offered_as_a_one_click_correction(
     assert inf["unsure_reads"] == [
         {"trick": 1, "seat": "W", "card": "3D", "maybe": "3S", "fix": ["3S"]}
     ]
-    assert any("可能是 maybe 3S" in c["detail"] for c in state["conflicts"])
+    (conflict,) = [c for c in state["conflicts"] if c["kind"] == "unsure_read"]
+    assert conflict["detail"].startswith("识别存疑，请核对桌上的牌（3D 可能是 3S）")
+    assert "read unsure (3D 0.55 maybe 3S)" in conflict["detail"]
     # the referee looks, the card is 3S: the console posts the fix as a correction
     live.store.append("play_corrected", {"trick": 1, "seat": "W", "cards": ["3S"], "was": ["3D"]},
                       "referee:王")  # fmt: skip
