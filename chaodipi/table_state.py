@@ -321,8 +321,11 @@ class TableState:
         if referee:
             out["match"]["games_won"] = dict(self.match.games_won)
             out["match"]["number"] = self.match_number
+            record = hand.record()
             out["conflicts"] = [
-                {**c, "evidence": _urls(hand.evidence_of(c.get("trick")))} for c in hand.conflicts
+                {**c, "evidence": _urls(hand.evidence_of(c.get("trick")))}
+                | _conflict_fixes(c, record)
+                for c in hand.conflicts
             ]
             out["corrections"] = [
                 {k: c[k] for k in ("seq", "t", "actor", "trick", "seat", "cards", "was")}
@@ -366,23 +369,52 @@ class TableState:
         return out
 
 
+def runner_up_fixes(record: Mapping[str, Any], trick: int, seat: str) -> dict[str, list[str]]:
+    """For each unsure card of ``seat``'s play in ``trick`` with a runner-up read (``maybe``),
+    the play with that card read as its runner-up: the referee's one-click correction. None
+    once the play was corrected (a correction makes its cards sure)."""
+    tricks = record.get("tricks", [])
+    if not 1 <= trick <= len(tricks):
+        return {}
+    play = next((p for p in tricks[trick - 1]["plays"] if p["seat"] == seat), None)
+    if play is None:
+        return {}
+    fixes = {}
+    for card, other in (play.get("maybe") or {}).items():
+        if card in play["cards"] and card in play.get("unsure", ()):
+            cards = list(play["cards"])
+            cards[cards.index(card)] = other
+            fixes[card] = cards
+    return fixes
+
+
 def _unsure_read_rows(
     reads: Iterable[UnsureRead], record: Mapping[str, Any]
 ) -> list[dict[str, Any]]:
-    """The unsure reads of an infraction; one with a runner-up (``maybe``) also gets ``fix``,
-    the seat's play with that card read as its runner-up: the referee's one-click correction."""
+    """The unsure reads of an infraction; one with a runner-up (``maybe``) also gets ``fix``
+    (:func:`runner_up_fixes`)."""
     rows = []
     for read in reads:
         row = read.to_json()
-        if read.card is not None and read.maybe:
-            trick = record["tricks"][read.trick - 1]
-            play = next((p for p in trick["plays"] if p["seat"] == read.seat), None)
-            if play is not None and read.card in play["cards"]:
-                cards = list(play["cards"])
-                cards[cards.index(read.card)] = read.maybe
-                row["fix"] = cards
+        fix = runner_up_fixes(record, read.trick, read.seat).get(read.card or "")
+        if fix is not None:
+            row["fix"] = fix
         rows.append(row)
     return rows
+
+
+def _conflict_fixes(conflict: Mapping[str, Any], record: Mapping[str, Any]) -> dict[str, Any]:
+    """``{"fixes": [{"card", "maybe", "cards"}]}`` for an ``unsure_read`` conflict whose play
+    still has runner-up reads to offer (:func:`runner_up_fixes`); else nothing."""
+    if conflict.get("kind") != "unsure_read" or not conflict.get("trick"):
+        return {}
+    trick, seat = int(conflict["trick"]), str(conflict.get("seat"))
+    fixes = runner_up_fixes(record, trick, seat)
+    if not fixes:
+        return {}
+    play = next(p for p in record["tricks"][trick - 1]["plays"] if p["seat"] == seat)
+    maybe = play["maybe"]
+    return {"fixes": [{"card": c, "maybe": maybe[c], "cards": cards} for c, cards in fixes.items()]}
 
 
 def _num(value: Any) -> float | None:

@@ -347,6 +347,25 @@ def test_the_referee_settles_a_misread_with_the_cameras_runner_up_in_one_click(
     assert play["cards"] == ["3S"]
 
 
+def test_a_doubtful_card_that_proves_nothing_is_still_offered_for_correction(
+    table: Table, new_context: NewContext
+) -> None:
+    # a "QC" that may be 10C breaks no rule, but a 10 is worth 10 points: the referee looks
+    table.start_hand()
+    table.play("N", ["AC"], T0)
+    table.play("E", ["QC"], T0 + 2, unsure={"QC": 0.63}, maybe={"QC": "10C"})
+
+    referee = new_context().new_page()
+    sign_in(referee, table)
+    item = referee.locator("#conflicts .queue-item", has_text="unsure_read")
+    item.wait_for()
+    assert "QC 可能是 10C" in item.inner_text()
+    item.get_by_role("button", name="核对后更正：东 第 1 墩 QC → 10C").click()
+    referee.wait_for_selector("#conflicts-msg.msg-ok")
+    (play,) = [p for p in table.state()["hand"]["current_trick"]["plays"] if p["seat"] == "E"]
+    assert play["cards"] == ["10C"]
+
+
 def test_a_wrong_pin_is_refused_on_the_sign_in_page(table: Table, page: Page) -> None:
     page.goto(f"{table.url}/referee")
     page.get_by_label("PIN 码").fill("0000")

@@ -286,10 +286,15 @@ def test_the_cameras_runner_up_read_is_offered_as_a_one_click_correction(
     (conflict,) = [c for c in state["conflicts"] if c["kind"] == "unsure_read"]
     assert conflict["detail"].startswith("识别存疑，请核对桌上的牌（3D 可能是 3S）")
     assert "read unsure (3D 0.55 maybe 3S)" in conflict["detail"]
+    # the conflict offers the same correction: a misread 10 read as Q moves points, with or
+    # without an infraction
+    assert conflict["fixes"] == [{"card": "3D", "maybe": "3S", "cards": ["3S"]}]
     # the referee looks, the card is 3S: the console posts the fix as a correction
     live.store.append("play_corrected", {"trick": 1, "seat": "W", "cards": ["3S"], "was": ["3D"]},
                       "referee:王")  # fmt: skip
-    assert live.referee_json(NOW)["infractions"] == []
+    after = live.referee_json(NOW)
+    assert after["infractions"] == []
+    assert all("fixes" not in c for c in after["conflicts"])  # corrected: nothing to offer
 
 
 def test_the_referee_entering_a_play_the_camera_saw_but_never_read_settles_the_question(

@@ -99,6 +99,20 @@ function statusLabel(status) {
   return t("inf.open");
 }
 
+// One click settles a misread: the play corrected to the camera's runner-up read.
+function fixButton(trick, seat, card, maybe, cards, msgId) {
+  const fix = document.createElement("button");
+  fix.type = "button";
+  fix.className = "btn-fix";
+  fix.textContent = t("ref.fixAs", { seat: seatName(seat), n: trick, card, maybe });
+  fix.addEventListener("click", async () => {
+    fix.disabled = true;
+    const out = await act("/api/referee/correction", { trick, seat, cards }, msgId);
+    if (!out.ok) fix.disabled = false;
+  });
+  return fix;
+}
+
 function renderQueue() {
   const list = $("queue");
   const infractions = (ref && ref.infractions) || [];
@@ -142,18 +156,8 @@ function renderQueue() {
       check.textContent = t(isOpen ? "ref.toCheck" : "ref.checked", { reads });
       item.appendChild(check);
       if (isOpen) {
-        // One click settles a misread: the play corrected to the camera's runner-up read.
         for (const r of inf.unsure_reads.filter((r) => r.fix)) {
-          const fix = document.createElement("button");
-          fix.type = "button";
-          fix.className = "btn-fix";
-          fix.textContent = t("ref.fixAs", { seat: seatName(r.seat), n: r.trick, card: r.card, maybe: r.maybe });
-          fix.addEventListener("click", async () => {
-            fix.disabled = true;
-            const out = await act("/api/referee/correction", { trick: r.trick, seat: r.seat, cards: r.fix }, "queue-msg");
-            if (!out.ok) fix.disabled = false;
-          });
-          item.appendChild(fix);
+          item.appendChild(fixButton(r.trick, r.seat, r.card, r.maybe, r.fix, "queue-msg"));
         }
       }
     }
@@ -242,6 +246,7 @@ function renderConflicts() {
       p.textContent = c.detail;
       item.appendChild(p);
     }
+    for (const f of c.fixes || []) item.appendChild(fixButton(c.trick, c.seat, f.card, f.maybe, f.cards, "conflicts-msg"));
     const pics = (c.evidence || []).filter((u) => typeof u === "string");
     if (pics.length) {
       const ev = document.createElement("div");
