@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
@@ -165,3 +166,25 @@ def test_a_read_names_the_runner_up_with_its_probability(tmp_path: Path) -> None
     assert (read.identity, read.runner_up) == ("10H", NONE_CLASS)
     assert read.probability == pytest.approx(0.98)
     assert read.runner_up_probability == pytest.approx(0.02)
+
+
+def test_eval_crops_scores_the_classifier_alone_per_class_with_its_confusions(
+    tmp_path: Path,
+) -> None:
+    from tests.tiny_models import tiny_classifier
+    from vision.crop_eval import CropsError, evaluate_crops
+
+    classifier = CardClassifier(tiny_classifier(tmp_path / "card_classifier.onnx"))
+    classifier.session = _ScriptedSession(classifier.names)  # reads every crop as 10H
+    classifier.dynamic_batch = True
+    crops = tmp_path / "crops" / "test"
+    for name, count in (("10H", 2), ("QS", 1)):
+        (crops / name).mkdir(parents=True)
+        for i in range(count):
+            cv2.imwrite(str(crops / name / f"{i}.png"), np.full((64, 64, 3), 255, np.uint8))
+    result = evaluate_crops(crops, classifier)
+    assert (result["crops"], result["accuracy"]) == (3, 0.6667)
+    assert result["per_class"]["QS"] == {"n": 1, "right": 0, "accuracy": 0.0}
+    assert result["confusions"] == [{"true": "QS", "read": "10H", "n": 1}]
+    with pytest.raises(CropsError, match="holds no <class>/ folders of crops"):
+        evaluate_crops(tmp_path / "crops", classifier)  # the split folder was not given

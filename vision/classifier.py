@@ -108,11 +108,31 @@ class CardClassifier:
         if more and unsure:
             looks = self._probabilities(image_bgr, [boxes[i] for i in unsure], more, source)
             table[unsure] = (table[unsure] + looks * len(more)) / (1 + len(more))
+        return self._ranked(table)
+
+    def read_crops(self, crops: Sequence[np.ndarray]) -> list[Read]:
+        """Read ready-made crops (BGR, ``size`` × ``size``: the layout it was trained on), one
+        look each."""
+        if not crops:
+            return []
+        return self._ranked(self._run(list(crops)))
+
+    def _ranked(self, table: np.ndarray) -> list[Read]:
+        """Each row's best and runner-up classes with their probabilities."""
         ranked = np.argsort(-table, axis=1, kind="stable")[:, :2]
         return [
             Read(self.names[int(a)], float(table[i, a]), self.names[int(b)], float(table[i, b]))
             for i, (a, b) in enumerate(ranked)
         ]
+
+    def _run(self, crops: list[np.ndarray]) -> np.ndarray:
+        """The model's class probabilities for each crop (crops × classes)."""
+        probs: list[np.ndarray] = []
+        step = MAX_BATCH if self.dynamic_batch else 1
+        for i in range(0, len(crops), step):
+            out = self.session.run(None, {self.input_name: to_blob(crops[i : i + step])})[0]
+            probs.append(np.asarray(out, dtype=np.float32).reshape(-1, len(self.names)))
+        return np.concatenate(probs)
 
     def _probabilities(
         self,
@@ -129,10 +149,5 @@ class CardClassifier:
             for scale, angle in views
             for box in boxes
         ]
-        probs: list[np.ndarray] = []
-        step = MAX_BATCH if self.dynamic_batch else 1
-        for i in range(0, len(crops), step):
-            out = self.session.run(None, {self.input_name: to_blob(crops[i : i + step])})[0]
-            probs.append(np.asarray(out, dtype=np.float32).reshape(-1, len(self.names)))
-        table: np.ndarray = np.concatenate(probs).reshape(len(views), len(boxes), -1).mean(axis=0)
+        table: np.ndarray = self._run(crops).reshape(len(views), len(boxes), -1).mean(axis=0)
         return table

@@ -22,10 +22,11 @@ def add_vision_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParse
     add_crops_parser(vsub)
     add_train_parser(vsub)
     add_train_classifier_parser(vsub)
-    from vision.commands import add_detect_parser, add_eval_parser
+    from vision.commands import add_detect_parser, add_eval_crops_parser, add_eval_parser
 
     add_detect_parser(vsub)
     add_eval_parser(vsub)
+    add_eval_crops_parser(vsub)
     return vision
 
 

@@ -16,7 +16,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.detector import CONF, DEFAULT_MODEL, Calibration, CardDetector
+from vision.detector import CONF, DEFAULT_MODEL, Calibration, CardDetector, ModelError
 from vision.evaluate import DatasetError, draw_detections, evaluate
 from vision.grouping import group_cards, summarize
 
@@ -202,3 +202,38 @@ def add_eval_parser(sub: Any) -> argparse.ArgumentParser:
     )
     p.set_defaults(func=cmd_eval)
     return p
+
+
+def add_eval_crops_parser(sub: Any) -> argparse.ArgumentParser:
+    """Add ``eval-crops DIR``: the classifier alone on a crops folder (:mod:`vision.crop_eval`)."""
+    p: argparse.ArgumentParser = sub.add_parser(
+        "eval-crops", help="score the card classifier alone on a crops folder"
+    )
+    p.add_argument("folder", type=Path, help="crops folder: <class>/*.png (vision crops layout)")
+    p.add_argument("--split", help="read FOLDER/SPLIT (e.g. test, val)")
+    p.add_argument(
+        "--classifier",
+        type=Path,
+        default=None,
+        help="classifier ONNX (default: models/card_classifier.onnx)",
+    )
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.set_defaults(func=cmd_eval_crops)
+    return p
+
+
+def cmd_eval_crops(args: argparse.Namespace) -> int:
+    """Run ``vision eval-crops``."""
+    from vision.classifier import DEFAULT_CLASSIFIER, CardClassifier
+    from vision.crop_eval import CropsError, evaluate_crops, summary_text
+    from vision.synth import _progress
+
+    folder = args.folder / args.split if args.split else args.folder
+    try:
+        classifier = CardClassifier(args.classifier or DEFAULT_CLASSIFIER)
+        result = evaluate_crops(folder, classifier, progress=_progress)
+    except (CropsError, ModelError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print(json.dumps(result, indent=1) if args.json else summary_text(result))
+    return 0
