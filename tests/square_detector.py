@@ -2,8 +2,7 @@
 
 For tests of everything around inference (letterbox, tiling, native passes, zone reads) on
 real pixels without a trained model: each white blob of the input becomes one box, named
-``AS``, or by its side in input pixels when ``names_by_side`` is given (the nearest side wins),
-scored ``score`` (0.9 unless told).
+``AS``, or by its side in input pixels when ``names_by_side`` is given (the nearest side wins).
 """
 
 from __future__ import annotations
@@ -20,11 +19,10 @@ NC = len(CLASS_NAMES)
 class SquareModel:
     """Stands in for onnxruntime: boxes each white blob of the input (see the module doc)."""
 
-    def __init__(self, names_by_side: dict[int, str] | None = None, score: float = 0.9) -> None:
+    def __init__(self, names_by_side: dict[int, str] | None = None) -> None:
         self.batches: list[int] = []
         self.shapes: list[tuple[int, int]] = []  # each input's height, width
         self.names_by_side = names_by_side or {}
-        self.score = score
 
     def _name(self, side: int) -> str:
         if not self.names_by_side:
@@ -41,7 +39,7 @@ class SquareModel:
             for i in range(1, min(n, 50)):
                 x, y, w, h, _ = stats[i]
                 out[b, :4, i] = (x + w / 2, y + h / 2, w, h)
-                out[b, 4 + CLASS_ID[self._name(max(w, h))], i] = self.score
+                out[b, 4 + CLASS_ID[self._name(max(w, h))], i] = 0.9
         return out
 
 
@@ -50,7 +48,6 @@ def square_detector(
     size: int = 320,
     native: bool = False,
     names_by_side: dict[int, str] | None = None,
-    score: float = 0.9,
 ) -> tuple[CardDetector, SquareModel]:
     """The detector and its stand-in model (``native``: it takes any input size)."""
     det = object.__new__(CardDetector)
@@ -59,6 +56,6 @@ def square_detector(
     det.localiser_classes = len(CLASS_NAMES)
     det.conf, det.iou, det.max_tiles, det.calibration = 0.25, 0.5, 4, Calibration()
     det.classifier = None  # one stage: the square model names its boxes itself
-    model = SquareModel(names_by_side, score)
+    model = SquareModel(names_by_side)
     det._infer = model  # type: ignore[method-assign]
     return det, model

@@ -183,21 +183,6 @@ def test_a_card_the_localiser_read_is_not_read_whole_again() -> None:
     assert joker.boxes == []
 
 
-def test_a_doubtful_index_on_a_blob_read_whole_as_a_joker_was_a_part_of_that_joker() -> None:
-    """A picture joker's hat and bell in its corner can pass for an index, read in doubt
-    ("JD" at 0.6): it explains no blob, the blob is read whole, and a sure joker read there
-    takes its place. A fairly sure one (under JOKER_READ_CONF) does not: an index was there."""
-    image = picture_card(table(), *S_PLAY)
-    image[280 - 6 : 280 + 6, 180 - 6 : 180 + 6] = 255  # the part the localiser boxes
-    for whole_read, expected in ((("BJ", 0.99), ["BJ"]), (("BJ", 0.7), ["JD"])):
-        joker = WholeCardReads(whole_read)
-        det, _ = square_detector(native=True, names_by_side={12: "JD"}, score=0.6)
-        zr = ZoneReader(det, ZONES, max_reads=5, whole_card_reader=joker)
-        settled(zr)
-        assert seen(zr.read(image, CALIBRATION, 0.5).cards) == {"S": expected}
-        assert joker.boxes  # read whole both times
-
-
 def test_an_occluded_zone_is_neither_read_nor_seen() -> None:
     zr, passes = reader()
     reads = zr.read(table(S_PLAY), CALIBRATION, 0.0, skip={"S"})

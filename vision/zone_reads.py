@@ -35,14 +35,12 @@ A picture joker has no corner index and the localiser, which has seen few of the
 it; yet it is the card that wins a trick. So when a zone is read, its thumbnail is compared with
 the zone's last confirmed *empty* thumbnail: a blob there *brighter* than it (card paper, not a
 shadow) of one card's size (its box ``CARD_AREA_CM2`` × 0.5–2.2) that holds no card the read
-found surely (``DOUBTFUL_READ``: a joker's hat and bell in a card's corner can pass for an
-index, a BJ pair read as one "JD") is read whole by the classifier and kept as a joker when
-it reads ``BJ``/``SJ`` at ``JOKER_READ_CONF`` or more — ``LONE_JOKER_CONF`` when the localiser
-boxed no index-sized box on it at all, not even one it could not read or read in doubt (an
-index card lying alone shows two; a held-out BJ read whole at 0.89 had been dropped); the
-doubtful reads on a blob kept as a joker were parts of it and go — any other read is dropped:
-it is a card the localiser missed, better unseen than guessed; a joker read whole and a part
-of it the localiser boxed (a line-art joker's edge may lie off the paper's blob) are one joker
+found is read whole by the classifier and kept as a joker when it reads ``BJ``/``SJ`` at
+``JOKER_READ_CONF`` or more — ``LONE_JOKER_CONF`` when the localiser boxed no index-sized
+box on it at all, not even one it could not read (an index card lying alone shows two; a
+held-out BJ read whole at 0.89 had been dropped) — any other read is dropped: it is a card the
+localiser missed, better unseen than guessed; a joker read whole and a part of it the
+localiser boxed (a line-art joker's edge may lie off the paper's blob) are one joker
 (:func:`one_joker_each`). A joker under the next card of a fan shows only a strip: on a seat's
 zone the ends of a fan that no card read explains are read by :mod:`vision.fan_strips` (the
 localiser's unsure index boxes passed along, so an index card read unsurely is not taken for a
@@ -90,7 +88,6 @@ MAX_READS = 2  # one is too few: the sweep and the next lead outran it (replay-e
 CARD_AREA_CM2 = CARD_W_CM * CARD_H_CM
 JOKER_READ_CONF = 0.9
 LONE_JOKER_CONF = 0.6  # … a blob with no index box on it at all (an index card shows two)
-DOUBTFUL_READ = 0.8  # a card read under this (the pipeline's unsure bar) explains no blob
 INDEX_MAX_CM = 3.0  # a corner index's box is about 1.1 × 2.1 cm; a bigger box is no index
 JOKER_SPAN_CM = (7.0, 9.6)  # one card's box, short and long side, with a little slack
 
@@ -188,10 +185,6 @@ def one_joker_each(cards: Sequence[CardSighting], px_per_cm: float) -> list[Card
                 merged = True
                 break
     return out
-
-
-def _inside_box(point: tuple[float, float], box: Box) -> bool:
-    return box[0] <= point[0] <= box[2] and box[1] <= point[1] <= box[3]
 
 
 def _inside(box: Box, outer: Box) -> bool:
@@ -338,22 +331,16 @@ class ZoneReader:
         with timer("zones"):
             detections, pooled = self._tracks[name].pool(view, detections)
             cards = []
-            centres = []  # every card read surely in the view, in view pixels, whichever zone
-            doubtful: list[Box] = []  # the index boxes of the others: an index, but which?
+            centres = []  # every card found in the view, in view pixels, whichever zone
             grouped = group_cards(detections, pooled=pooled)
             for card in one_joker_each(grouped, self.px_per_cm):
-                if card.confidence >= DOUBTFUL_READ:
-                    centres.append(card.centre)
-                else:
-                    doubtful += card.boxes
+                centres.append(card.centre)
                 if self._holds(name, *card.centre):
                     cards.append(card)
         empty = self._memo[name].empty_thumb
         if empty is None:
             return cards, []
         paper = self._paper(thumb, empty)
-        # A card read in doubt explains no blob: a picture joker's hat and bell in a card's
-        # corner can pass for an index (a BJ pair read as one "JD").
         unexplained = self._unexplained(paper, centres, name)
         if unexplained and self.whole_card_reader is not None:
             with timer("detect"):
@@ -364,15 +351,8 @@ class ZoneReader:
                 if identity in JOKERS
                 and (
                     prob >= JOKER_READ_CONF
-                    or (prob >= LONE_JOKER_CONF and not self._index_on(box, [*unread, *doubtful]))
+                    or (prob >= LONE_JOKER_CONF and not self._index_on(box, unread))
                 )
-            ]
-            # The doubtful reads on a blob read whole as a joker were parts of that joker.
-            cards = [
-                c
-                for c in cards
-                if c.confidence >= DOUBTFUL_READ
-                or not any(_inside_box(c.centre, j.boxes[0]) for j in whole)
             ]
             # A joker the localiser boxed only in part, its part off the paper's blob (a
             # line-art joker's edge is no brighter than the cloth), is that same joker.
