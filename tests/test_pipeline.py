@@ -310,7 +310,14 @@ def test_replay_eval_totals_plays_kitties_and_infractions_over_hands() -> None:
 
     total = aggregate([hand(1, 10, True, 0), hand(2, 9, False, 2), hand(3, 10, None, 0)])
     unsure = {"exact": 0, "wrong": 0}  # these hands' plays name no unsure reads
-    assert total["plays"] == {"total": 30, "exact": 29, "fraction": 29 / 30, "unsure": unsure}
+    assert total["plays"] == {
+        "total": 30,
+        "exact": 29,
+        "fraction": 29 / 30,
+        "unsure": unsure,
+        "wrong_fixed_by_runner_up": 0,  # nor runner-up reads
+    }
+    assert total["infractions"]["false_after_runner_up"] == 2  # hands scored before counting it
     assert total["kitties"] == {"shown": 2, "right": 1}  # the third hand showed no kitty
     assert total["infractions"]["injected_found"] == 3 and total["infractions"]["false"] == 2
     assert not total["checks"]["plays_exact"]  # 96.7 % is under the 99 % bar
