@@ -406,3 +406,6 @@ def test_the_recovered_hand_marks_the_cards_read_in_doubt_and_the_seats_never_re
              "unread": ["S"]}  # fmt: skip
     row = hand_table({"tricks": [trick]}).splitlines()[1].split()
     assert row[:6] == ["1", "10C", "QC?", "2C", "??", "3C"]
+    trick["plays"][0]["maybe"] = {"QC": "10C"}  # type: ignore[index]
+    row = hand_table({"tricks": [trick]}).splitlines()[1].split()
+    assert row[:3] == ["1", "10C", "QC?10C"]  # with the runner-up read
