@@ -369,14 +369,19 @@ class TableState:
         return out
 
 
+def _play_of(record: Mapping[str, Any], trick: int, seat: str) -> dict[str, Any] | None:
+    """``seat``'s play in ``trick`` of the record (None: it has none there)."""
+    tricks = record.get("tricks", [])
+    if not 1 <= trick <= len(tricks):
+        return None
+    return next((p for p in tricks[trick - 1]["plays"] if p["seat"] == seat), None)
+
+
 def runner_up_fixes(record: Mapping[str, Any], trick: int, seat: str) -> dict[str, list[str]]:
     """For each unsure card of ``seat``'s play in ``trick`` with a runner-up read (``maybe``),
     the play with that card read as its runner-up: the referee's one-click correction. None
     once the play was corrected (a correction makes its cards sure)."""
-    tricks = record.get("tricks", [])
-    if not 1 <= trick <= len(tricks):
-        return {}
-    play = next((p for p in tricks[trick - 1]["plays"] if p["seat"] == seat), None)
+    play = _play_of(record, trick, seat)
     if play is None:
         return {}
     fixes = {}
@@ -391,11 +396,13 @@ def runner_up_fixes(record: Mapping[str, Any], trick: int, seat: str) -> dict[st
 def _unsure_read_rows(
     reads: Iterable[UnsureRead], record: Mapping[str, Any]
 ) -> list[dict[str, Any]]:
-    """The unsure reads of an infraction; one with a runner-up (``maybe``) also gets ``fix``
+    """The unsure reads of an infraction, each with the seat's ``play`` there as recorded now
+    (to edit; empty for a seat never read); one with a runner-up (``maybe``) also gets ``fix``
     (:func:`runner_up_fixes`)."""
     rows = []
     for read in reads:
-        row = read.to_json()
+        play = _play_of(record, read.trick, read.seat)
+        row = read.to_json() | {"play": [] if play is None else list(play["cards"])}
         fix = runner_up_fixes(record, read.trick, read.seat).get(read.card or "")
         if fix is not None:
             row["fix"] = fix
@@ -404,17 +411,23 @@ def _unsure_read_rows(
 
 
 def _conflict_fixes(conflict: Mapping[str, Any], record: Mapping[str, Any]) -> dict[str, Any]:
-    """``{"fixes": [{"card", "maybe", "cards"}]}`` for an ``unsure_read`` conflict whose play
-    still has runner-up reads to offer (:func:`runner_up_fixes`); else nothing."""
+    """For an ``unsure_read`` conflict: ``play``, the seat's play as recorded now (to edit),
+    and ``fixes`` ``[{"card", "maybe", "cards"}]`` while it has runner-up reads to offer
+    (:func:`runner_up_fixes`); nothing for other conflicts."""
     if conflict.get("kind") != "unsure_read" or not conflict.get("trick"):
         return {}
     trick, seat = int(conflict["trick"]), str(conflict.get("seat"))
-    fixes = runner_up_fixes(record, trick, seat)
-    if not fixes:
+    play = _play_of(record, trick, seat)
+    if play is None:
         return {}
-    play = next(p for p in record["tricks"][trick - 1]["plays"] if p["seat"] == seat)
-    maybe = play["maybe"]
-    return {"fixes": [{"card": c, "maybe": maybe[c], "cards": cards} for c, cards in fixes.items()]}
+    out: dict[str, Any] = {"play": list(play["cards"])}
+    fixes = runner_up_fixes(record, trick, seat)
+    if fixes:
+        maybe = play["maybe"]
+        out["fixes"] = [
+            {"card": c, "maybe": maybe[c], "cards": cards} for c, cards in fixes.items()
+        ]
+    return out
 
 
 def _num(value: Any) -> float | None:

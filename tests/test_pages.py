@@ -360,6 +360,10 @@ def test_a_doubtful_card_that_proves_nothing_is_still_offered_for_correction(
     item = referee.locator("#conflicts .queue-item", has_text="unsure_read")
     item.wait_for()
     assert "QC 可能是 10C" in item.inner_text()
+    # to write something else, the correction form is filled with the play as recorded
+    item.get_by_role("button", name="改写 东 第 1 墩的出牌…").click()
+    assert referee.input_value("#corr-trick") == "1" and referee.input_value("#corr-seat") == "E"
+    assert referee.input_value("#corr-cards") == "QC"
     item.get_by_role("button", name="核对后更正：东 第 1 墩 QC → 10C").click()
     referee.wait_for_selector("#conflicts-msg.msg-ok")
     (play,) = [p for p in table.state()["hand"]["current_trick"]["plays"] if p["seat"] == "E"]

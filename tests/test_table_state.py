@@ -250,7 +250,7 @@ def test_an_infraction_resting_on_an_unsure_read_is_the_referees_question_until_
         sink.emit(kind, data)
     referee = {i["id"]: i for i in live.referee_json(NOW)["infractions"]}
     assert referee["1-revoke-N-7-0"]["unsure_reads"] == [
-        {"trick": 7, "seat": "N", "card": n_cards[0], "maybe": None}
+        {"trick": 7, "seat": "N", "card": n_cards[0], "maybe": None, "play": n_cards}
     ]
     assert referee["1-overtime-S-9-0"]["unsure_reads"] == []
     public = [i["id"] for i in live.public_json(NOW)["infractions"]]
@@ -281,7 +281,7 @@ def test_the_cameras_runner_up_read_is_offered_as_a_one_click_correction(
     (inf,) = state["infractions"]
     assert inf["kind"] == "revoke" and inf["seat"] == "W"
     assert inf["unsure_reads"] == [
-        {"trick": 1, "seat": "W", "card": "3D", "maybe": "3S", "fix": ["3S"]}
+        {"trick": 1, "seat": "W", "card": "3D", "maybe": "3S", "play": ["3D"], "fix": ["3S"]}
     ]
     (conflict,) = [c for c in state["conflicts"] if c["kind"] == "unsure_read"]
     assert conflict["detail"].startswith("识别存疑，请核对桌上的牌（3D 可能是 3S）")
@@ -289,12 +289,15 @@ def test_the_cameras_runner_up_read_is_offered_as_a_one_click_correction(
     # the conflict offers the same correction: a misread 10 read as Q moves points, with or
     # without an infraction
     assert conflict["fixes"] == [{"card": "3D", "maybe": "3S", "cards": ["3S"]}]
+    assert conflict["play"] == ["3D"]  # to edit by hand when the runner-up is wrong too
     # the referee looks, the card is 3S: the console posts the fix as a correction
     live.store.append("play_corrected", {"trick": 1, "seat": "W", "cards": ["3S"], "was": ["3D"]},
                       "referee:王")  # fmt: skip
     after = live.referee_json(NOW)
     assert after["infractions"] == []
     assert all("fixes" not in c for c in after["conflicts"])  # corrected: nothing to offer
+    (conflict,) = [c for c in after["conflicts"] if c["kind"] == "unsure_read"]
+    assert conflict["play"] == ["3S"]
 
 
 def test_the_referee_entering_a_play_the_camera_saw_but_never_read_settles_the_question(

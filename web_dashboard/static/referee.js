@@ -113,6 +113,24 @@ function fixButton(trick, seat, card, maybe, cards, msgId) {
   return fix;
 }
 
+// Any other reading: the correction form filled with the play as recorded, to edit.
+function editButton(trick, seat, cards) {
+  const edit = document.createElement("button");
+  edit.type = "button";
+  edit.className = "btn-edit";
+  edit.textContent = t("ref.editPlay", { seat: seatName(seat), n: trick });
+  edit.addEventListener("click", () => {
+    $("corr-trick").value = String(trick);
+    $("corr-seat").value = seat;
+    const input = $("corr-cards");
+    input.value = (cards || []).join(" ");
+    input.dispatchEvent(new Event("input"));
+    input.scrollIntoView({ block: "center" });
+    input.focus();
+  });
+  return edit;
+}
+
 function renderQueue() {
   const list = $("queue");
   const infractions = (ref && ref.infractions) || [];
@@ -156,8 +174,9 @@ function renderQueue() {
       check.textContent = t(isOpen ? "ref.toCheck" : "ref.checked", { reads });
       item.appendChild(check);
       if (isOpen) {
-        for (const r of inf.unsure_reads.filter((r) => r.fix)) {
-          item.appendChild(fixButton(r.trick, r.seat, r.card, r.maybe, r.fix, "queue-msg"));
+        for (const r of inf.unsure_reads) {
+          if (r.fix) item.appendChild(fixButton(r.trick, r.seat, r.card, r.maybe, r.fix, "queue-msg"));
+          item.appendChild(editButton(r.trick, r.seat, r.play));
         }
       }
     }
@@ -247,6 +266,7 @@ function renderConflicts() {
       item.appendChild(p);
     }
     for (const f of c.fixes || []) item.appendChild(fixButton(c.trick, c.seat, f.card, f.maybe, f.cards, "conflicts-msg"));
+    if (c.play) item.appendChild(editButton(c.trick, c.seat, c.play));
     const pics = (c.evidence || []).filter((u) => typeof u === "string");
     if (pics.length) {
       const ev = document.createElement("div");
