@@ -322,9 +322,10 @@ class TableState:
             out["match"]["games_won"] = dict(self.match.games_won)
             out["match"]["number"] = self.match_number
             record = hand.record()
+            checked = _reads_checked(hand)
             out["conflicts"] = [
                 {**c, "evidence": _urls(hand.evidence_of(c.get("trick")))}
-                | _conflict_fixes(c, record)
+                | _conflict_fixes(c, record, checked)
                 for c in hand.conflicts
             ]
             out["corrections"] = [
@@ -410,10 +411,29 @@ def _unsure_read_rows(
     return rows
 
 
-def _conflict_fixes(conflict: Mapping[str, Any], record: Mapping[str, Any]) -> dict[str, Any]:
+def _reads_checked(hand: HandFold) -> set[tuple[int, str, str | None]]:
+    """(trick, seat, card) of the unsure reads that a confirmed infraction rests on: the
+    referee looked at those cards and agreed with the camera."""
+    scored = hand.scored()
+    if scored is None:
+        return set()
+    return {
+        (r.trick, r.seat, r.card)
+        for inf, status in zip(scored.report.infractions, scored.status, strict=True)
+        if status == "confirmed"
+        for r in inf.unsure_reads
+    }
+
+
+def _conflict_fixes(
+    conflict: Mapping[str, Any],
+    record: Mapping[str, Any],
+    checked: set[tuple[int, str, str | None]],
+) -> dict[str, Any]:
     """For an ``unsure_read`` conflict: ``play``, the seat's play as recorded now (to edit),
     and ``fixes`` ``[{"card", "maybe", "cards"}]`` while it has runner-up reads to offer
-    (:func:`runner_up_fixes`); nothing for other conflicts."""
+    (:func:`runner_up_fixes`) that no confirmed infraction has ``checked``; nothing for other
+    conflicts."""
     if conflict.get("kind") != "unsure_read" or not conflict.get("trick"):
         return {}
     trick, seat = int(conflict["trick"]), str(conflict.get("seat"))
@@ -421,7 +441,11 @@ def _conflict_fixes(conflict: Mapping[str, Any], record: Mapping[str, Any]) -> d
     if play is None:
         return {}
     out: dict[str, Any] = {"play": list(play["cards"])}
-    fixes = runner_up_fixes(record, trick, seat)
+    fixes = {
+        card: cards
+        for card, cards in runner_up_fixes(record, trick, seat).items()
+        if (trick, seat, card) not in checked
+    }
     if fixes:
         maybe = play["maybe"]
         out["fixes"] = [

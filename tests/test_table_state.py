@@ -261,6 +261,28 @@ def test_an_infraction_resting_on_an_unsure_read_is_the_referees_question_until_
     assert public == ["1-revoke-N-7-0", "1-overtime-S-9-0"]
 
 
+def test_confirming_an_infraction_checks_the_reads_it_rests_on(tmp_path: Path) -> None:
+    live = table(tmp_path)
+    start_table(live, {"rules": "XX", "rule_overrides": {}, "levels": {"NS": "2", "EW": "2"},
+                       "declarer": "S", "trump": "H"})  # fmt: skip
+    sink = CameraSink(live)
+    plays = [("S", "AS"), ("W", "3D"), ("N", "4S"), ("E", "5S"),
+             ("S", "KS"), ("W", "6S"), ("N", "7S"), ("E", "8S")]  # fmt: skip
+    for i, (seat, card) in enumerate(plays):
+        data = {"seat": seat, "cards": [card], "t_landed": EPOCH + i, "t_stable": EPOCH + i + 0.5}
+        if card == "3D":
+            data |= {"unsure": {"3D": 0.55}, "maybe": {"3D": "3S"}}
+        sink.emit("play", data)
+        if i == 3:
+            sink.emit("trick_cleared", {"t": EPOCH + 3.8, "frame": ""})
+    (inf,) = live.referee_json(NOW)["infractions"]
+    live.store.append("infraction_decided", {"id": inf["id"], "decision": "confirm"},
+                      "referee:王")  # fmt: skip
+    (conflict,) = [c for c in live.referee_json(NOW)["conflicts"] if c["kind"] == "unsure_read"]
+    assert "fixes" not in conflict  # the referee looked: it is 3D, no correction to offer
+    assert conflict["play"] == ["3D"]
+
+
 def test_the_cameras_runner_up_read_is_offered_as_a_one_click_correction(
     tmp_path: Path,
 ) -> None:
