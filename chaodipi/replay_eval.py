@@ -259,13 +259,16 @@ def aggregate(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     false_items: list[dict[str, Any]] = []
     missed_injected: list[dict[str, Any]] = []
     times = StageTimes()
-    kitties_shown = kitties_right = 0
+    kitties_shown = kitties_right = kitties_to_enter = 0
     for r in results:
         s = r["score"]
         kitty = s.get("kitty") or {}
         if kitty.get("true") is not None:
             kitties_shown += 1
             kitties_right += bool(kitty.get("right"))
+            # read short, the referee was asked to enter it
+            asked = bool((s.get("conflicts") or {}).get("kitty_incomplete"))
+            kitties_to_enter += not kitty.get("right") and asked
         inf = s["infractions"]
         injected += len(inf["injected"] or [])
         found += len(inf["injected_found"])
@@ -308,7 +311,11 @@ def aggregate(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
             "median": median,
             "max": max(errors) if errors else None,
         },
-        "kitties": {"shown": kitties_shown, "right": kitties_right},
+        "kitties": {
+            "shown": kitties_shown,
+            "right": kitties_right,
+            "referee_asked_to_enter": kitties_to_enter,
+        },
         "infractions": {
             "injected": injected,
             "injected_found": found,
@@ -394,7 +401,9 @@ def summary_text(summary: Mapping[str, Any]) -> str:
     lines = [
         f"{summary['hands']} hands: plays exactly right {p['exact']}/{p['total']} ({frac}); "
         f"median landing error {med}",
-        f"kitties read right {summary['kitties']['right']}/{summary['kitties']['shown']}",
+        f"kitties read right {summary['kitties']['right']}/{summary['kitties']['shown']} "
+        f"(the referee asked to enter {summary['kitties'].get('referee_asked_to_enter', 0)} "
+        "of the others: read short)",
         f"injected found {inf['injected_found']}/{inf['injected']} "
         f"({inf.get('injected_to_check', 0)} only as a question to check); "
         f"false infractions {inf['false']} ({inf.get('false_to_check', 0)} of them put as a "

@@ -370,6 +370,24 @@ def test_a_doubtful_card_that_proves_nothing_is_still_offered_for_correction(
     assert play["cards"] == ["10C"]
 
 
+def test_a_kitty_read_one_card_short_is_the_referees_to_finish(
+    table: Table, new_context: NewContext
+) -> None:
+    table.start_hand()
+    seven = ["10H", "10S", "2H", "7S", "9S", "KH", "QS"]  # 3H of the tight fan never read
+    table.append("recognition_conflict", {"kind": "kitty_incomplete", "seat": None,
+                 "cards": seven, "detail": "底牌只认出 7/8 张", "t": T0})  # fmt: skip
+    referee = new_context().new_page()
+    sign_in(referee, table)
+    item = referee.locator("#conflicts .queue-item", has_text="kitty_incomplete")
+    item.wait_for()
+    item.get_by_role("button", name="补录底牌…").click()
+    assert referee.input_value("#kitty-cards") == " ".join(seven)
+    referee.fill("#kitty-cards", " ".join([*seven, "3H"]))
+    referee.locator("#kitty-form button[type=submit]").click()
+    referee.wait_for_selector("#kitty-msg.msg-ok")
+
+
 def test_a_wrong_pin_is_refused_on_the_sign_in_page(table: Table, page: Page) -> None:
     page.goto(f"{table.url}/referee")
     page.get_by_label("PIN 码").fill("0000")

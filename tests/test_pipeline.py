@@ -318,7 +318,8 @@ def test_replay_eval_totals_plays_kitties_and_infractions_over_hands() -> None:
         "wrong_fixed_by_runner_up": 0,  # nor runner-up reads
     }
     assert total["infractions"]["false_after_runner_up"] == 2  # hands scored before counting it
-    assert total["kitties"] == {"shown": 2, "right": 1}  # the third hand showed no kitty
+    # the third hand showed no kitty; the wrong one was not reported read short
+    assert total["kitties"] == {"shown": 2, "right": 1, "referee_asked_to_enter": 0}
     assert total["infractions"]["injected_found"] == 3 and total["infractions"]["false"] == 2
     assert not total["checks"]["plays_exact"]  # 96.7 % is under the 99 % bar
     assert not total["checks"]["no_false_infraction"]

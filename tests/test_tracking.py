@@ -219,6 +219,25 @@ def test_kitty_shown_in_the_centre() -> None:
     kitties = [e for e in table.events if isinstance(e, KittyEvent)]
     assert len(kitties) == 1 and kitties[0].cards == multiset(kitty)
     assert not table.plays()
+    table.run({}, 10)  # taken away: laid out card by card, then read whole — nothing to report
+    assert [type(e).__name__ for e in table.events] == ["KittyEvent"]
+
+
+def test_a_kitty_shown_and_taken_away_never_read_whole_is_the_referees_to_enter() -> None:
+    table = Table()
+    kitty = ["3C", "4C", "5D", "6D", "7S", "8S", "9H", "10H"]
+    table.run({"centre": kitty[:6]}, 10)
+    table.run({"centre": kitty[1:]}, 10)  # seven read: a card of the tight fan never is
+    table.run({"centre": kitty[2:]}, 10)  # a hand takes it away, card by card
+    assert table.events == []
+    table.run({}, 10)
+    (conflict,) = table.events
+    assert isinstance(conflict, RecognitionConflictEvent) and conflict.kind == "kitty_incomplete"
+    assert conflict.cards == multiset(kitty[1:])  # the most of it read
+    assert conflict.detail.startswith("底牌只认出 7/8 张")
+    table.run({"centre": kitty[:2]}, 10)  # two cards lying there are no kitty
+    table.run({}, 10)
+    assert len(table.events) == 1
 
 
 # ----- event log -------------------------------------------------------------------------

@@ -19,7 +19,10 @@ are skipped for acceptance (they neither count nor break a run) but may date a l
   cards than its play (the sweep took its play and that seat led again before its zone was
   seen empty) → ``trick_cleared``
   then the new cards as a ``play`` (otherwise a change of a play's cards is a conflict);
-* the kitty zone showing ``kitty_size`` (8) cards → ``kitty`` (again only if they differ).
+* the kitty zone showing ``kitty_size`` (8) cards → ``kitty`` (again only if they differ);
+  emptied after showing at least half of them but never all → ``recognition_conflict``
+  ``kitty_incomplete`` with the most cards read (a card of a tight kitty fan the camera never
+  read): the referee enters the kitty (a kitty being laid out card by card is not reported).
 
 A one-frame dropout or a one-frame false card restarts a run and so never creates, drops or
 changes a play. The landing time is forgotten once the stable state is seen again in
@@ -102,6 +105,7 @@ class PlayTracker:
         zones = [*self.seats, *([kitty_zone] if kitty_zone else [])]
         self._zones = {z: _Zone() for z in zones}
         self._kitty_shown: Cards | None = None
+        self._kitty_partial: Cards = ()
         self._trick_plays = 0
 
     @property
@@ -179,6 +183,17 @@ class PlayTracker:
             return seen, landed, run
         return None
 
+    def _kitty_incomplete(self, cards: Cards, t: float) -> RecognitionConflictEvent:
+        shown = " ".join(cards)
+        return RecognitionConflictEvent(
+            "kitty_incomplete",
+            None,
+            cards,
+            f"底牌只认出 {len(cards)}/{self.kitty_size} 张（{shown}），请录入底牌 · kitty shown "
+            f"but only {len(cards)} of {self.kitty_size} cards read ({shown}): enter the kitty",
+            t,
+        )
+
     def _swept_but(self, name: str) -> bool:
         """Whether every seat has played this trick and every zone but ``name``'s is empty."""
         return all(self._zones[s].played for s in self.seats) and not any(
@@ -195,9 +210,18 @@ class PlayTracker:
     ) -> list[Event]:
         cards, (t_landed, ref_landed), (t_run, ref_run) = accepted
         if name == self.kitty_zone:
-            if len(cards) == self.kitty_size and cards != self._kitty_shown:
-                self._kitty_shown = cards
-                return [KittyEvent(cards, t, ref)]
+            if len(cards) == self.kitty_size:
+                self._kitty_partial = ()
+                if cards != self._kitty_shown:
+                    self._kitty_shown = cards
+                    return [KittyEvent(cards, t, ref)]
+                return []
+            if len(cards) >= max(self.kitty_size // 2, len(self._kitty_partial) + 1):
+                self._kitty_partial = cards  # the most of it read so far
+            if not cards and self._kitty_partial:
+                partial, self._kitty_partial = self._kitty_partial, ()
+                if self._kitty_shown is None or _sub(partial, self._kitty_shown):
+                    return [self._kitty_incomplete(partial, t)]
             return []
         if not cards:
             return []

@@ -113,22 +113,29 @@ function fixButton(trick, seat, card, maybe, cards, msgId) {
   return fix;
 }
 
-// Any other reading: the correction form filled with the play as recorded, to edit.
-function editButton(trick, seat, cards) {
-  const edit = document.createElement("button");
-  edit.type = "button";
-  edit.className = "btn-edit";
-  edit.textContent = t("ref.editPlay", { seat: seatName(seat), n: trick });
-  edit.addEventListener("click", () => {
-    $("corr-trick").value = String(trick);
-    $("corr-seat").value = seat;
-    const input = $("corr-cards");
+// A button that fills a card input with what the camera read, for the referee to finish.
+function fillButton(inputId, cards, label, before = () => {}) {
+  const fill = document.createElement("button");
+  fill.type = "button";
+  fill.className = "btn-edit";
+  fill.textContent = label;
+  fill.addEventListener("click", () => {
+    before();
+    const input = $(inputId);
     input.value = (cards || []).join(" ");
     input.dispatchEvent(new Event("input"));
     input.scrollIntoView({ block: "center" });
     input.focus();
   });
-  return edit;
+  return fill;
+}
+
+// Any other reading: the correction form filled with the play as recorded, to edit.
+function editButton(trick, seat, cards) {
+  return fillButton("corr-cards", cards, t("ref.editPlay", { seat: seatName(seat), n: trick }), () => {
+    $("corr-trick").value = String(trick);
+    $("corr-seat").value = seat;
+  });
 }
 
 function renderQueue() {
@@ -267,6 +274,7 @@ function renderConflicts() {
     }
     for (const f of c.fixes || []) item.appendChild(fixButton(c.trick, c.seat, f.card, f.maybe, f.cards, "conflicts-msg"));
     if (c.play) item.appendChild(editButton(c.trick, c.seat, c.play));
+    if (c.kind === "kitty_incomplete") item.appendChild(fillButton("kitty-cards", c.cards, t("ref.enterKitty")));
     const pics = (c.evidence || []).filter((u) => typeof u === "string");
     if (pics.length) {
       const ev = document.createElement("div");
