@@ -180,7 +180,8 @@ def test_score_events_counts_plays_times_and_infractions_exactly() -> None:
     assert "plays exactly right: 7/8 (87.5%)" in score.text()
 
 
-def test_an_infraction_resting_on_an_unsure_read_is_counted_as_a_question_not_asserted() -> None:
+def _three_spade_tricks() -> list[dict[str, Any]]:
+    """The true events of three spade tricks, N leading each (S plays 8S in trick 2, 3S in 3)."""
     tricks = [["N AS", "E KS", "S QS", "W JS"], ["N 10S", "E 9S", "S 8S", "W 7S"]]
     tricks += [["N 6S", "E 4S", "S 3S", "W 2S"]]
     truth: list[dict[str, Any]] = []
@@ -189,6 +190,11 @@ def test_an_infraction_resting_on_an_unsure_read_is_counted_as_a_question_not_as
             seat, card = play.split()
             truth.append(_play(seat, card, 10.0 * number + k + 1))
         truth.append({**CLEARED, "t": 10.0 * number + 5})
+    return truth
+
+
+def test_an_infraction_resting_on_an_unsure_read_is_counted_as_a_question_not_asserted() -> None:
+    truth = _three_spade_tricks()
     predicted = list(truth)
     predicted[10] = {**truth[10], "unsure": {"6S": 0.75}}  # right, though read unsurely
     predicted[7] = {**_play("W", "7S", 12.3), "unsure": {"7S": 0.7}}  # lands before S
@@ -207,14 +213,7 @@ def test_an_infraction_resting_on_an_unsure_read_is_counted_as_a_question_not_as
 
 
 def test_a_misread_the_runner_up_read_fixes_is_counted_and_its_false_infractions_go() -> None:
-    tricks = [["N AS", "E KS", "S QS", "W JS"], ["N 10S", "E 9S", "S 8S", "W 7S"]]
-    tricks += [["N 6S", "E 4S", "S 3S", "W 2S"]]
-    truth: list[dict[str, Any]] = []
-    for number, trick in enumerate(tricks):
-        for k, play in enumerate(trick):
-            seat, card = play.split()
-            truth.append(_play(seat, card, 10.0 * number + k + 1))
-        truth.append({**CLEARED, "t": 10.0 * number + 5})
+    truth = _three_spade_tricks()
     predicted = list(truth)
     predicted[7] = {**_play("S", "8D", 13.0), "unsure": {"8D": 0.6}, "maybe": {"8D": "8S"}}
     record = {"format": "chaodipi-hand/1", **CONTRACT, "tricks": []}

@@ -11,6 +11,7 @@ import jsonschema
 
 from chaodipi.actions import advance_hand, new_match, start_table
 from chaodipi.feed import contract_of, record_events
+from chaodipi.live import LiveTable
 from chaodipi.sink import CameraSink
 from chaodipi.table_state import TableState, fold
 from engine.audit import audit, rescore
@@ -261,7 +262,9 @@ def test_an_infraction_resting_on_an_unsure_read_is_the_referees_question_until_
     assert public == ["1-revoke-N-7-0", "1-overtime-S-9-0"]
 
 
-def test_confirming_an_infraction_checks_the_reads_it_rests_on(tmp_path: Path) -> None:
+def _w_revokes_with_a_3d_that_may_be_3s(tmp_path: Path) -> LiveTable:
+    """W plays "3D" on S's AS lead, read at 0.55 with 3S as the classifier's second thought,
+    then a spade: a revoke resting on that read."""
     live = table(tmp_path)
     start_table(live, {"rules": "XX", "rule_overrides": {}, "levels": {"NS": "2", "EW": "2"},
                        "declarer": "S", "trump": "H"})  # fmt: skip
@@ -275,6 +278,11 @@ def test_confirming_an_infraction_checks_the_reads_it_rests_on(tmp_path: Path) -
         sink.emit("play", data)
         if i == 3:
             sink.emit("trick_cleared", {"t": EPOCH + 3.8, "frame": ""})
+    return live
+
+
+def test_confirming_an_infraction_checks_the_reads_it_rests_on(tmp_path: Path) -> None:
+    live = _w_revokes_with_a_3d_that_may_be_3s(tmp_path)
     (inf,) = live.referee_json(NOW)["infractions"]
     live.store.append("infraction_decided", {"id": inf["id"], "decision": "confirm"},
                       "referee:王")  # fmt: skip
@@ -286,19 +294,7 @@ def test_confirming_an_infraction_checks_the_reads_it_rests_on(tmp_path: Path) -
 def test_the_cameras_runner_up_read_is_offered_as_a_one_click_correction(
     tmp_path: Path,
 ) -> None:
-    live = table(tmp_path)
-    start_table(live, {"rules": "XX", "rule_overrides": {}, "levels": {"NS": "2", "EW": "2"},
-                       "declarer": "S", "trump": "H"})  # fmt: skip
-    sink = CameraSink(live)
-    plays = [("S", "AS"), ("W", "3D"), ("N", "4S"), ("E", "5S"),
-             ("S", "KS"), ("W", "6S"), ("N", "7S"), ("E", "8S")]  # fmt: skip
-    for i, (seat, card) in enumerate(plays):
-        data = {"seat": seat, "cards": [card], "t_landed": EPOCH + i, "t_stable": EPOCH + i + 0.5}
-        if card == "3D":  # read at 0.55; the classifier's second thought was 3S
-            data |= {"unsure": {"3D": 0.55}, "maybe": {"3D": "3S"}}
-        sink.emit("play", data)
-        if i == 3:
-            sink.emit("trick_cleared", {"t": EPOCH + 3.8, "frame": ""})
+    live = _w_revokes_with_a_3d_that_may_be_3s(tmp_path)
     state = live.referee_json(NOW)
     (inf,) = state["infractions"]
     assert inf["kind"] == "revoke" and inf["seat"] == "W"
