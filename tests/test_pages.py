@@ -357,7 +357,7 @@ def test_a_doubtful_card_that_proves_nothing_is_still_offered_for_correction(
 
     referee = new_context().new_page()
     sign_in(referee, table)
-    item = referee.locator("#conflicts .queue-item", has_text="unsure_read")
+    item = referee.locator("#conflicts .queue-item", has_text="识别存疑")
     item.wait_for()
     assert "QC 可能是 10C" in item.inner_text()
     # to write something else, the correction form is filled with the play as recorded
@@ -379,7 +379,7 @@ def test_a_kitty_read_one_card_short_is_the_referees_to_finish(
                  "cards": seven, "detail": "底牌只认出 7/8 张", "t": T0})  # fmt: skip
     referee = new_context().new_page()
     sign_in(referee, table)
-    item = referee.locator("#conflicts .queue-item", has_text="kitty_incomplete")
+    item = referee.locator("#conflicts .queue-item", has_text="底牌没认全")
     item.wait_for()
     item.get_by_role("button", name="补录底牌…").click()
     assert referee.input_value("#kitty-cards") == " ".join(seven)

@@ -261,7 +261,8 @@ function renderConflicts() {
     const item = document.createElement("li");
     item.className = "queue-item";
     const h = document.createElement("h3");
-    h.textContent = [c.kind, c.seat ? seatName(c.seat) : "", c.trick ? t("trick", { n: c.trick }) : ""]
+    const kind = t(`conflict.${c.kind}`);
+    h.textContent = [kind.startsWith("conflict.") ? c.kind : kind, c.seat ? seatName(c.seat) : "", c.trick ? t("trick", { n: c.trick }) : ""]
       .filter(Boolean)
       .join(" · ");
     item.appendChild(h);
