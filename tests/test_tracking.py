@@ -353,6 +353,25 @@ def test_game_feed_keeps_the_cameras_runner_up_read_of_an_unsure_card_in_the_rec
     }  # fmt: skip
 
 
+def test_game_feed_keeps_only_the_doubt_a_record_can_hold() -> None:
+    # an event naming an unsure card the play lacks, or a runner-up that is no other card,
+    # must not stop the hand auditing: the feed keeps what the record can hold
+    feed = GameFeed(declarer="S", trump="H")
+    feed.apply(PlayEvent("S", ("AS",), 0.0, 0.5))
+    odd = PlayEvent(
+        "W",
+        ("QC",),
+        2.0,
+        2.5,
+        unsure=(("QC", 0.63), ("KC", 0.5)),
+        maybe=(("QC", "QC"), ("KC", "10C")),
+    )
+    feed.apply(odd)
+    assert feed.record["tricks"][0]["plays"][1]["unsure"] == ["QC"]
+    assert "maybe" not in feed.record["tricks"][0]["plays"][1]
+    feed.audit()  # a valid record
+
+
 def test_game_feed_a_late_card_before_the_sweep_joins_its_seats_play_and_reads_json() -> None:
     """Only the sweep ends a trick: a card read late in a seat's fan after all four played (the
     tracker reports it as an added play) is that seat's, flagged, not the next trick's lead."""

@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from engine.audit import AuditReport, audit
-from engine.cards import COPIES
+from engine.cards import COPIES, CardError, parse
 from engine.record import FORMAT, load_record
 from vision.events import (
     Event,
@@ -184,10 +184,7 @@ class GameFeed:
                 )
             )
             earlier["cards"] = [*earlier["cards"], *ev.cards]
-            if ev.unsure:
-                earlier["unsure"] = [*earlier.get("unsure", ()), *(c for c, _ in ev.unsure)]
-            if ev.maybe:
-                earlier["maybe"] = {**earlier.get("maybe", {}), **dict(ev.maybe)}
+            _note_doubt(earlier, ev)
             _doubt_a_lead_the_followers_contradict(plays)
             return found
         if plays and len(plays[0]["cards"]) != len(ev.cards):
@@ -203,10 +200,7 @@ class GameFeed:
                 )
             )
         play: dict[str, Any] = {"seat": ev.seat, "cards": list(ev.cards), "t": ev.t_landed}
-        if ev.unsure:
-            play["unsure"] = [card for card, _ in ev.unsure]
-        if ev.maybe:
-            play["maybe"] = dict(ev.maybe)
+        _note_doubt(play, ev)
         plays.insert(self._turn_position(plays, ev), play)
         _doubt_a_lead_the_followers_contradict(plays)
         return found
@@ -268,6 +262,26 @@ class GameFeed:
                 ev.t,
             )
         ]
+
+
+def _note_doubt(play: dict[str, Any], ev: PlayEvent) -> None:
+    """Add the event's unsure cards (those of the play) and their runner-up reads (another
+    card) to the recorded ``play``: an event that says more than that cannot stop the hand
+    auditing."""
+    unsure = [c for c, _ in ev.unsure if c in ev.cards]
+    if unsure:
+        play["unsure"] = list(dict.fromkeys([*play.get("unsure", ()), *unsure]))
+    maybe = {c: other for c, other in ev.maybe if c in unsure and other != c and _is_card(other)}
+    if maybe:
+        play["maybe"] = {**play.get("maybe", {}), **maybe}
+
+
+def _is_card(text: str) -> bool:
+    try:
+        parse(text)
+    except CardError:
+        return False
+    return True
 
 
 def _doubt_a_lead_the_followers_contradict(plays: list[dict[str, Any]]) -> None:
