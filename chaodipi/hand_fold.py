@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import copy
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,6 +46,19 @@ def infraction_ids(hand: int, infractions: list[Infraction]) -> list[str]:
         out.append(f"{prefix}-{seen[prefix]}")
         seen[prefix] += 1
     return out
+
+
+def runner_up_fixes(play: Mapping[str, Any]) -> dict[str, list[str]]:
+    """For each unsure card of a recorded play with a runner-up read (``maybe``), the play's
+    cards with that card read as its runner-up: the referee's one-click correction (none once
+    the play was corrected: a correction makes its cards sure)."""
+    fixes = {}
+    for card, other in (play.get("maybe") or {}).items():
+        if card in play["cards"] and card in play.get("unsure", ()):
+            cards = list(play["cards"])
+            cards[cards.index(card)] = other
+            fixes[card] = cards
+    return fixes
 
 
 def unsure_read_conflict(

@@ -34,6 +34,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from chaodipi.hand_fold import runner_up_fixes
 from engine.audit import AuditReport, audit
 from engine.record import load_record
 from vision.game_feed import GameFeed
@@ -322,17 +323,10 @@ class Score:
 def runner_up_readings(play: Mapping[str, Any]) -> list[tuple[str, ...]]:
     """The play's cards with one of its unsure cards read as its runner-up (``maybe``), one
     reading per such card, then with all of them so read (when more than one)."""
-    maybe = play.get("maybe") or {}
-    cards = list(play["cards"])
-    out = []
-    for card, other in maybe.items():
-        if card in cards:
-            one = list(cards)
-            one[one.index(card)] = other
-            out.append(tuple(one))
+    out = [tuple(cards) for cards in runner_up_fixes(play).values()]
     if len(out) > 1:
-        every = list(cards)
-        for card, other in maybe.items():
+        every = list(play["cards"])
+        for card, other in play["maybe"].items():
             if card in every:
                 every[every.index(card)] = other
         out.append(tuple(every))

@@ -31,7 +31,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from chaodipi.hand_fold import DECISIONS, HandFold, Scored
+from chaodipi.hand_fold import DECISIONS, HandFold, Scored, runner_up_fixes
 from chaodipi.store import StoredEvent
 from engine.audit import AuditReport, UnsureRead, led_the_trick
 from engine.cards import SUITS, other_side, points_of, side_of
@@ -378,22 +378,6 @@ def _play_of(record: Mapping[str, Any], trick: int, seat: str) -> dict[str, Any]
     return next((p for p in tricks[trick - 1]["plays"] if p["seat"] == seat), None)
 
 
-def runner_up_fixes(record: Mapping[str, Any], trick: int, seat: str) -> dict[str, list[str]]:
-    """For each unsure card of ``seat``'s play in ``trick`` with a runner-up read (``maybe``),
-    the play with that card read as its runner-up: the referee's one-click correction. None
-    once the play was corrected (a correction makes its cards sure)."""
-    play = _play_of(record, trick, seat)
-    if play is None:
-        return {}
-    fixes = {}
-    for card, other in (play.get("maybe") or {}).items():
-        if card in play["cards"] and card in play.get("unsure", ()):
-            cards = list(play["cards"])
-            cards[cards.index(card)] = other
-            fixes[card] = cards
-    return fixes
-
-
 def _unsure_read_rows(
     reads: Iterable[UnsureRead], record: Mapping[str, Any]
 ) -> list[dict[str, Any]]:
@@ -404,7 +388,7 @@ def _unsure_read_rows(
     for read in reads:
         play = _play_of(record, read.trick, read.seat)
         row = read.to_json() | {"play": [] if play is None else list(play["cards"])}
-        fix = runner_up_fixes(record, read.trick, read.seat).get(read.card or "")
+        fix = None if play is None else runner_up_fixes(play).get(read.card or "")
         if fix is not None:
             row["fix"] = fix
         rows.append(row)
@@ -443,7 +427,7 @@ def _conflict_fixes(
     out: dict[str, Any] = {"play": list(play["cards"])}
     fixes = {
         card: cards
-        for card, cards in runner_up_fixes(record, trick, seat).items()
+        for card, cards in runner_up_fixes(play).items()
         if (trick, seat, card) not in checked
     }
     if fixes:
