@@ -25,6 +25,7 @@ from vision.detector import (
     DEFAULT_MODEL,
     Calibration,
     CardDetector,
+    Detection,
     ModelError,
     class_nms,
     decode_output,
@@ -362,6 +363,31 @@ def test_a_weakly_localised_whole_card_is_kept_only_as_a_sure_joker(tmp_path: Pa
         assert [d.identity for d in det.detect(image)] == kept
     tiny_classifier(tmp_path / "card_classifier.onnx", always="BJ")
     assert CardDetector(model, threads=1, conf=0.5, joker_loc_conf=1.0).detect(image) == []
+
+
+def test_an_index_read_under_the_bar_is_unread_and_a_weak_read_with_its_runner_up(
+    tmp_path: Path,
+) -> None:
+    """The localiser is sure an index is there, the classifier not sure which: no detection,
+    but the box is ``unread`` and, read as a card at ``WEAK_READ_CONF`` or more, ``weak``."""
+    from tests.tiny_models import tiny_classifier, tiny_localiser
+
+    image = np.full((64, 64, 3), 200, np.uint8)
+    model = tiny_localiser(tmp_path / "card_detector.onnx")
+    for probs, weak_reads in (
+        ({"10D": 0.45, "QD": 0.4, "none": 0.15}, [("10D", 0.45, "QD")]),
+        ({"10D": 0.2, "none": 0.8}, []),  # read as no index at all
+        ({"10D": 0.2, "QD": 0.19, "none": 0.15}, []),  # under the weak bar
+    ):
+        tiny_classifier(tmp_path / "card_classifier.onnx", reads=probs)
+        unread: list[tuple[float, float, float, float]] = []
+        weak: list[Detection] = []
+        det = CardDetector(model, threads=1, conf=0.5)
+        assert det.detect(image, unread=unread, weak=weak) == []
+        assert len(unread) == 1
+        assert [
+            (d.identity, pytest.approx(d.confidence, abs=1e-3), d.runner_up) for d in weak
+        ] == weak_reads
 
 
 def _faces_dir() -> Path | None:

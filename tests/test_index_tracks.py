@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
+import pytest
 
 from vision.detector import Detection
 from vision.index_tracks import IndexTracks
@@ -73,3 +74,39 @@ def test_a_tracks_runner_up_is_the_other_identity_with_most_confidence_first_or_
     # a read of the runner-up as first choice counts for it too
     (pooled,), _ = tracks.pool(view, [Detection("JC", BOX, 0.5)])
     assert (pooled.identity, pooled.runner_up) == ("QC", "JC")  # JC: 0.2 + 0.5 > 10C: 0.3
+
+
+def test_a_weak_read_keeps_its_index_track_and_is_read_as_the_track_reads() -> None:
+    """An index read QD surely, then 10D under the bar: still one card, read as the track's
+    best, its pooled confidence low (so the referee is asked), its runner-up the weak read."""
+    tracks, view = IndexTracks(PX_PER_CM), view_with("10")
+    read(tracks, view, "QD", 0.56)
+    (pooled,), votes = tracks.pool(view, [], weak=[Detection("10D", BOX, 0.45)])
+    assert (pooled.identity, pooled.runner_up) == ("QD", "10D")
+    assert pooled.confidence == pytest.approx(0.28)  # 0.56 over two reads
+    assert votes[BOX] == {"QD": 0.56, "10D": 0.45}
+    assert read(tracks, view, "10D", 0.55) == "10D"  # 1.0 of 10D against 0.56 of QD
+
+
+def test_weak_reads_alone_make_a_card_once_three_of_them_agree() -> None:
+    tracks, view = IndexTracks(PX_PER_CM), view_with("10")
+    for _ in range(2):
+        assert tracks.pool(view, [], weak=[Detection("10C", BOX, 0.35)])[0] == []
+    (pooled,), _ = tracks.pool(view, [], weak=[Detection("10C", BOX, 0.36)])
+    assert (pooled.identity, pooled.confidence) == ("10C", pytest.approx(0.353, abs=1e-3))
+
+
+def test_weak_reads_alone_never_make_a_joker_or_a_look_alike_of_a_card_read_surely() -> None:
+    """A card's other corner read weakly as a look-alike (5D's as 3D, runner-up 5D) is that
+    card, not another; a joker needs a sure read."""
+    view = view_with("5")
+    other_corner = (70.0, 70.0, 82.0, 88.0)
+    for weak in (
+        Detection("3D", BOX, 0.44, runner_up="5D", runner_up_confidence=0.38),
+        Detection("5D", BOX, 0.44),
+        Detection("BJ", BOX, 0.44),
+    ):
+        tracks = IndexTracks(PX_PER_CM)
+        for _ in range(4):
+            found, _ = tracks.pool(view, [Detection("5D", other_corner, 0.9)], weak=[weak])
+        assert [d.identity for d in found] == ["5D"]

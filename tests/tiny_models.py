@@ -67,13 +67,17 @@ def tiny_localiser(path: Path, size: int = 64, score: float = 1.0) -> Path:
     return _conv_model(path, size, 5, flat=False, names="{0: 'item'}", bias=bias)
 
 
-def tiny_classifier(path: Path, size: int = 64, always: str | None = None) -> Path:
+def tiny_classifier(
+    path: Path, size: int = 64, always: str | None = None, reads: dict[str, float] | None = None
+) -> Path:
     """A loadable corner-index classifier (54 identities + none); ``always`` makes it read
-    every crop as that class with probability 1."""
+    every crop as that class with probability 1, ``reads`` with those probabilities."""
     from vision.crops import CLASSIFIER_NAMES
 
     names = str(dict(enumerate(CLASSIFIER_NAMES)))
     bias = None
     if always is not None:
-        bias = np.array([1.0 if n == always else 0.0 for n in CLASSIFIER_NAMES])
+        reads = {always: 1.0}
+    if reads is not None:
+        bias = np.array([reads.get(n, 0.0) for n in CLASSIFIER_NAMES])
     return _conv_model(path, size, len(CLASSIFIER_NAMES), flat=True, names=names, bias=bias)

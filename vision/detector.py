@@ -17,7 +17,7 @@ import itertools
 import json
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +36,7 @@ TILE_OVERLAP = 0.2  # fraction of a tile shared with its neighbour (≥ 15% by d
 SINGLE_PASS_FACTOR = 1.6  # short side ≤ 1.6 × model size → one letterboxed pass
 JOKER_SIZE_RATIO = 2.0  # a whole picture joker's box side ÷ a corner index's (≈ 4 on a card)
 JOKER_READ_CONF = 0.9  # how sure the classifier must be of a weakly localised joker
+WEAK_READ_CONF = 0.25  # a sure index read under ``conf`` but at least this: a weak read
 STRIDE = 32  # a YOLO input side must be a multiple of the network's largest stride
 
 Box = tuple[float, float, float, float]
@@ -599,6 +600,7 @@ class CardDetector:
         source: ReadingSource | None = None,
         native: bool = False,
         unread: list[Box] | None = None,
+        weak: list[Detection] | None = None,
     ) -> list[Detection]:
         """Detect corner indices in a BGR image (H × W × 3 uint8; grey images are accepted).
 
@@ -610,7 +612,9 @@ class CardDetector:
         ``native=True`` (a model that ``reads_native``) looks at the whole image in one pass at
         its own scale, only padded to the stride: the caller chose its pixels a cm. ``unread``,
         when given, receives the boxes the localiser was sure of that the classifier did not
-        read surely (an index is there, which one is not known).
+        read surely (an index is there, which one is not known); ``weak``, when given, receives
+        those of them read as a card at ``WEAK_READ_CONF`` or more, as detections (for
+        :class:`vision.index_tracks.IndexTracks`, which lets them extend a track).
         """
         if image_bgr.ndim == 2:
             image_bgr = cv2.cvtColor(image_bgr, cv2.COLOR_GRAY2BGR)
@@ -653,9 +657,11 @@ class CardDetector:
         runners_up: list[tuple[str, float]] = [("", 0.0)] * len(boxes)
         if self.classifier is not None:
             boxes, scores, classes, runners_up = self._read_indices(
-                image_bgr, boxes, scores, source, unread
+                image_bgr, boxes, scores, source, unread, weak
             )
         calibration = self.calibration or Calibration()
+        if weak and not calibration.is_identity:
+            weak[:] = [replace(d, confidence=calibration(d.score)) for d in weak]
         confidences = calibration.apply(scores) if len(scores) else np.zeros(0)
         if calibration.is_identity:
             confidences = scores.astype(np.float64)
@@ -682,9 +688,11 @@ class CardDetector:
         loc_scores: FloatArray,
         source: ReadingSource | None = None,
         unread: list[Box] | None = None,
+        weak: list[Detection] | None = None,
     ) -> tuple[FloatArray, FloatArray, npt.NDArray[np.intp], list[tuple[str, float]]]:
         """Second stage: the classifier reads each localised box; ``none`` and weak reads go
-        (the sure boxes among them into ``unread``). Also each kept box's runner-up read."""
+        (the sure boxes among them into ``unread``, those read as a card at ``WEAK_READ_CONF``
+        into ``weak`` too). Also each kept box's runner-up read."""
         sure = loc_scores >= self.loc_conf
         sides = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
         big = sides >= JOKER_SIZE_RATIO * (np.median(sides[sure]) if sure.any() else 0.0)
@@ -712,6 +720,22 @@ class CardDetector:
                 (float(b[0]), float(b[1]), float(b[2]), float(b[3]))
                 for i, b in enumerate(boxes)
                 if i not in kept and not maybe_joker[i]
+            ]
+        if weak is not None:
+            kept = set(keep)
+            weak += [
+                Detection(
+                    identity=name,
+                    box=(float(b[0]), float(b[1]), float(b[2]), float(b[3])),
+                    score=prob,
+                    confidence=prob,
+                    runner_up=second if second in index else "",
+                    runner_up_confidence=second_prob if second in index else 0.0,
+                )
+                for i, (b, (name, prob, second, second_prob)) in enumerate(
+                    zip(boxes, reads, strict=True)
+                )
+                if i not in kept and not maybe_joker[i] and name in index and prob >= WEAK_READ_CONF
             ]
         scores = np.array([reads[i][1] for i in keep], dtype=np.float32)
         classes = np.array([index[reads[i][0]] for i in keep], dtype=np.intp)

@@ -350,13 +350,48 @@ SYSTEM_FONT_DIRS = (
     Path("/usr/share/fonts/opentype/urw-base35"),
     Path("/usr/share/fonts/opentype/linux-libertine"),
     Path("/usr/share/fonts/opentype/cantarell"),
+    # Thirteenth session: condensed, DIN-like, geometric, signage and monospace lettering
+    # (card indices are often condensed; see the model card for the packages).
+    Path("/usr/share/fonts/opentype/bebas-neue"),
+    Path("/usr/share/fonts/truetype/opendin"),
+    Path("/usr/share/fonts/opentype/yanone-kaffeesatz"),
+    Path("/usr/share/fonts/opentype/league-spartan"),
+    Path("/usr/share/fonts/truetype/roadgeek"),
+    Path("/usr/share/fonts/opentype/b612"),
+    Path("/usr/share/fonts/opentype/inter"),
+    Path("/usr/share/fonts/truetype/manrope"),
+    Path("/usr/share/fonts/opentype/sora"),
+    Path("/usr/share/fonts/truetype/tuffy"),
+    Path("/usr/share/fonts/opentype/jura"),
+    Path("/usr/share/fonts/opentype/dosis"),
+    Path("/usr/share/fonts/truetype/play"),
+    Path("/usr/share/fonts/fonts-go"),
+    Path("/usr/share/fonts/truetype/clear-sans"),
+    Path("/usr/share/texmf/fonts/opentype/public/tex-gyre"),
+    Path("/usr/share/fonts/truetype/paratype"),
+    Path("/usr/share/fonts/opentype/cabin"),
+    Path("/usr/share/fonts/truetype/karla"),
+    Path("/usr/share/fonts/opentype/national-park"),
+    Path("/usr/share/fonts/truetype/routed-gothic"),
+    Path("/usr/share/fonts/truetype/smiley-sans"),
+    Path("/usr/share/fonts/truetype/oxygen"),
+    Path("/usr/share/fonts/truetype/ubuntu-title"),
+    Path("/usr/share/fonts/truetype/quicksand"),
+    Path("/usr/share/fonts/truetype/comfortaa"),
+    Path("/usr/share/fonts/truetype/hack"),
+    Path("/usr/share/fonts/truetype/jetbrains-mono"),
+    Path("/usr/share/fonts/opentype/ocr-b"),
+    Path("/usr/share/fonts/opentype/courier-prime"),
+    Path("/usr/share/fonts/truetype/croscore"),
+    Path("/usr/share/fonts/truetype/tiresias"),
+    Path("/usr/share/fonts/truetype/rampart"),
 )
 """Debian's font families, used when installed (the model card's data recipe names the
 packages): the more index lettering the classifier sees, the better it reads a deck it has
 never seen. Only the fonts that draw every index character are kept (:func:`draws_index`)."""
 
 INDEX_CHARACTERS = "0123456789AJQKIO"
-NOT_LETTERING = ("Symbol", "Math", "Nushu", "D050000L", "Dingbat", "LinBiolinum_K")
+NOT_LETTERING = ("Symbol", "Math", "Nushu", "D050000L", "Dingbat", "LinBiolinum_K", "OCRBX")
 """Font names that map the Latin characters to symbols, key caps or another script: never an
 index."""
 

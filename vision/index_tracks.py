@@ -19,6 +19,17 @@ grey patches ≥ ``SAME_LOOK``), holding the summed confidence of each identity 
 * A track ends when a read does not find its index (the card went, or a hand or another card
   covers it), so a new card laid where an old one lay starts afresh; the patch check keeps a card
   that lands within a few millimetres of a swept one from inheriting its reads.
+* A *weak* read (the localiser sure of an index, the classifier not sure which: under the
+  detector's ``conf``) votes on its index's track like any other read and keeps it alive, and
+  is read as the track's best identity. A track only weak reads have voted on is read once it
+  holds ``WEAK_TRACK_READS`` of them that mostly agree (the best identity's mean confidence at
+  least the weak bar), and unless it is a joker or it or its runner-up is a card this read
+  holds surely (a card's other corner read weakly as a look-alike: 5D's as 3D, runner-up 5D).
+  Before, an index the classifier read half the time as 10D and half as
+  QD, under the bar every other read, came and went (its track died at each weak read and the
+  play never settled), and a "10" read at 0.35 every time was never a card at all (the play
+  was reported a card short: a false "card count" infraction). Now each is one card whose
+  pooled confidence is low, so the referee is asked about it, with its runner-up.
 """
 
 from __future__ import annotations
@@ -29,13 +40,15 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from vision.detector import Detection
+from vision.classes import JOKERS
+from vision.detector import WEAK_READ_CONF, Detection
 from vision.grouping import Box, BoxLike
 
 MATCH_CM = 0.35  # box centres this close on consecutive reads: the same index place
 SIZE_RATIO = 1.3  # … and box sides within this ratio
 SAME_LOOK = 0.75  # … and grey patches correlating at least this much
 PATCH_PX = 16
+WEAK_TRACK_READS = 3  # weak reads that make a card of a track no sure read has voted on
 
 
 @dataclass
@@ -46,6 +59,23 @@ class _Track:
     votes: dict[str, float] = field(default_factory=dict)
     seconds: dict[str, float] = field(default_factory=dict)  # summed runner-up confidences
     reads: int = 0
+    sure: bool = False  # a sure read has voted on it (else only weak reads)
+
+    def vote(self, d: BoxLike, weak: bool, weak_bar: float) -> Detection | None:
+        """Count one read of this track's index; the read as the track now reads it (none yet
+        for a track of too few weak reads)."""
+        self.sure |= not weak
+        self.votes[d.identity] = self.votes.get(d.identity, 0.0) + d.confidence
+        second = getattr(d, "runner_up", "")
+        if second:
+            total = self.seconds.get(second, 0.0)
+            self.seconds[second] = total + float(getattr(d, "runner_up_confidence", 0.0))
+        self.reads += 1
+        identity, confidence = self.best()
+        if not self.sure and (self.reads < WEAK_TRACK_READS or confidence < weak_bar):
+            return None
+        runner_up, runner_up_confidence = self.runner_up(identity)
+        return Detection(identity, d.box, confidence, confidence, runner_up, runner_up_confidence)
 
     def best(self) -> tuple[str, float]:
         identity, total = max(self.votes.items(), key=lambda kv: (kv[1], kv[0]))
@@ -81,27 +111,32 @@ def _patch(view: np.ndarray, box: Box) -> np.ndarray | None:
 class IndexTracks:
     """The index tracks of one zone (see the module docstring)."""
 
-    def __init__(self, px_per_cm: float) -> None:
+    def __init__(self, px_per_cm: float, weak_bar: float = WEAK_READ_CONF) -> None:
         self.match_px = MATCH_CM * px_per_cm
+        self.weak_bar = weak_bar
         self._tracks: list[_Track] = []
 
     def clear(self) -> None:
         self._tracks = []
 
     def pool(
-        self, view: np.ndarray, detections: Sequence[BoxLike]
+        self, view: np.ndarray, detections: Sequence[BoxLike], weak: Sequence[BoxLike] = ()
     ) -> tuple[list[Detection], dict[Box, dict[str, float]]]:
         """This read's detections, each read as its track's best identity so far, and each
-        box's pooled votes (for settling two corners read differently)."""
+        box's pooled votes (for settling two corners read differently); ``weak`` reads too,
+        those of them whose track reads a card (see the module docstring)."""
         tracks: list[_Track] = []
         free = list(self._tracks)
         pooled_detections: list[Detection] = []
+        tentative: list[Detection] = []  # read by tracks of weak reads only
         votes: dict[Box, dict[str, float]] = {}
-        for d in detections:
+        for d, is_weak in [*((d, False) for d in detections), *((d, True) for d in weak)]:
             patch = _patch(view, d.box)
             centre = ((d.box[0] + d.box[2]) / 2, (d.box[1] + d.box[3]) / 2)
             size = (d.box[2] - d.box[0], d.box[3] - d.box[1])
             if patch is None:  # too small to compare: read as it is, remembered by no track
+                if is_weak:
+                    continue
                 track = _Track(centre, size, np.zeros(0))
             else:
                 found = self._match(free, centre, size, patch)
@@ -112,19 +147,17 @@ class IndexTracks:
                     track = found
                     track.centre, track.size, track.patch = centre, size, patch
                 tracks.append(track)
-            track.votes[d.identity] = track.votes.get(d.identity, 0.0) + d.confidence
-            second = getattr(d, "runner_up", "")
-            if second:
-                total = track.seconds.get(second, 0.0)
-                track.seconds[second] = total + float(getattr(d, "runner_up_confidence", 0.0))
-            track.reads += 1
-            identity, confidence = track.best()
-            runner_up, runner_up_confidence = track.runner_up(identity)
-            pooled_detections.append(
-                Detection(identity, d.box, confidence, confidence, runner_up, runner_up_confidence)
-            )
-            votes[d.box] = track.votes
+            pooled = track.vote(d, is_weak, self.weak_bar)
+            if pooled is not None:
+                (pooled_detections if track.sure else tentative).append(pooled)
+                votes[d.box] = track.votes
         self._tracks = tracks
+        sure_reads = {d.identity for d in pooled_detections}
+        pooled_detections += [
+            d
+            for d in tentative
+            if d.identity not in JOKERS and not {d.identity, d.runner_up} & sure_reads
+        ]
         return pooled_detections, votes
 
     def _match(

@@ -66,6 +66,7 @@ from chaodipi.config import Calibration
 from vision.calibration import top_down_view
 from vision.classes import JOKERS
 from vision.crops import ReadingSource
+from vision.detector import Detection
 from vision.fan_strips import hidden_jokers
 from vision.grouping import BoxLike, CardSighting, group_cards
 from vision.index_tracks import IndexTracks
@@ -112,6 +113,7 @@ class NativeDetector(Protocol):
         source: ReadingSource | None = None,
         native: bool = False,
         unread: list[Box] | None = None,
+        weak: list[Detection] | None = None,
     ) -> Sequence[BoxLike]: ...
 
 
@@ -325,11 +327,17 @@ class ZoneReader:
             source = ReadingSource(image_bgr, np.linalg.inv(to_view))
             reads_source = getattr(self.detector, "reads_source", False)
             unread: list[Box] = []  # indices localised but not read surely
+            weak: list[Detection] = []  # … those of them read as a card all the same
             detections = self.detector.detect(
-                view, tiles=1, source=source if reads_source else None, native=True, unread=unread
+                view,
+                tiles=1,
+                source=source if reads_source else None,
+                native=True,
+                unread=unread,
+                weak=weak,
             )
         with timer("zones"):
-            detections, pooled = self._tracks[name].pool(view, detections)
+            detections, pooled = self._tracks[name].pool(view, detections, weak)
             cards = []
             centres = []  # every card found in the view, in view pixels, whichever zone
             grouped = group_cards(detections, pooled=pooled)
