@@ -88,23 +88,52 @@ def test_a_weak_read_keeps_its_index_track_and_is_read_as_the_track_reads() -> N
     assert read(tracks, view, "10D", 0.55) == "10D"  # 1.0 of 10D against 0.56 of QD
 
 
+def weak_ten(confidence: float = 0.35, runner_up: str = "QC") -> Detection:
+    return Detection("10C", BOX, confidence, runner_up=runner_up, runner_up_confidence=0.3)
+
+
 def test_weak_reads_alone_make_a_card_once_three_of_them_agree() -> None:
     tracks, view = IndexTracks(PX_PER_CM), view_with("10")
     for _ in range(2):
-        assert tracks.pool(view, [], weak=[Detection("10C", BOX, 0.35)])[0] == []
-    (pooled,), _ = tracks.pool(view, [], weak=[Detection("10C", BOX, 0.36)])
-    assert (pooled.identity, pooled.confidence) == ("10C", pytest.approx(0.353, abs=1e-3))
+        assert tracks.pool(view, [], weak=[weak_ten()])[0] == []
+    (pooled,), _ = tracks.pool(view, [], weak=[weak_ten(0.36)])
+    assert (pooled.identity, pooled.runner_up) == ("10C", "QC")
+    assert pooled.confidence == pytest.approx(0.353, abs=1e-3)
 
 
-def test_weak_reads_alone_never_make_a_joker_or_a_look_alike_of_a_card_read_surely() -> None:
+def test_the_kitty_zone_takes_no_weak_reads() -> None:
+    """A kitty read short goes to the referee; a weak read must not complete it."""
+    tracks, view = IndexTracks(PX_PER_CM, weak_reads=False), view_with("10")
+    for _ in range(5):
+        assert tracks.pool(view, [], weak=[weak_ten()])[0] == []
+    read(tracks, view, "QC", 0.6)
+    assert tracks.pool(view, [], weak=[weak_ten()])[0] == []  # nor keeps a sure read's card
+
+
+def test_weak_reads_alone_are_a_card_only_when_wavering_between_look_alikes() -> None:
+    """10C or QC: one suit, a card either way. A weak read with no runner-up, or a joker for
+    one, may be no index at all (a stroke of a jester read as QS)."""
+    view = view_with("10")
+    for weak, card in (
+        (weak_ten(runner_up="10S"), ["10C"]),  # one rank
+        (weak_ten(runner_up=""), []),
+        (weak_ten(runner_up="SJ"), []),
+        (Detection("BJ", BOX, 0.44, runner_up="SJ", runner_up_confidence=0.4), []),
+    ):
+        tracks = IndexTracks(PX_PER_CM)
+        for _ in range(4):
+            found, _ = tracks.pool(view, [], weak=[weak])
+        assert [d.identity for d in found] == card
+
+
+def test_weak_reads_alone_never_make_a_look_alike_of_a_card_read_surely() -> None:
     """A card's other corner read weakly as a look-alike (5D's as 3D, runner-up 5D) is that
-    card, not another; a joker needs a sure read."""
+    card, not another."""
     view = view_with("5")
     other_corner = (70.0, 70.0, 82.0, 88.0)
     for weak in (
         Detection("3D", BOX, 0.44, runner_up="5D", runner_up_confidence=0.38),
-        Detection("5D", BOX, 0.44),
-        Detection("BJ", BOX, 0.44),
+        Detection("5D", BOX, 0.44, runner_up="3D", runner_up_confidence=0.38),
     ):
         tracks = IndexTracks(PX_PER_CM)
         for _ in range(4):

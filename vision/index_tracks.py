@@ -23,9 +23,12 @@ grey patches ≥ ``SAME_LOOK``), holding the summed confidence of each identity 
   detector's ``conf``) votes on its index's track like any other read and keeps it alive, and
   is read as the track's best identity. A track only weak reads have voted on is read once it
   holds ``WEAK_TRACK_READS`` of them that mostly agree (the best identity's mean confidence at
-  least the weak bar), and unless it is a joker or it or its runner-up is a card this read
-  holds surely (a card's other corner read weakly as a look-alike: 5D's as 3D, runner-up 5D).
-  Before, an index the classifier read half the time as 10D and half as
+  least the weak bar), and only when its runner-up is a look-alike (a card of the same rank or
+  suit: 10C / QC; not a joker, not nothing — a stroke of a jester read weakly as QS) and
+  neither is a card this read holds surely (a card's other corner read weakly as a
+  look-alike: 5D's as 3D, runner-up 5D). The kitty zone takes no weak reads (a kitty read
+  short is the referee's to enter; completed by a weak read it would be a kitty of eight that
+  no one is asked about, and a kitty names no card in doubt). Before, an index the classifier read half the time as 10D and half as
   QD, under the bar every other read, came and went (its track died at each weak read and the
   play never settled), and a "10" read at 0.35 every time was never a card at all (the play
   was reported a card short: a false "card count" infraction). Now each is one card whose
@@ -93,6 +96,15 @@ class _Track:
         return identity, total / self.reads
 
 
+def _look_alikes(card: str, other: str) -> bool:
+    """Two cards of one rank or one suit (jokers aside): what an index read in doubt wavers
+    between (10C / QC, 2S / 2C). A weak read whose runner-up is no such card, or none, may be
+    no index at all (a stroke of a picture read as QS)."""
+    if card in JOKERS or other in JOKERS or not other:
+        return False
+    return card[:-1] == other[:-1] or card[-1] == other[-1]
+
+
 def _patch(view: np.ndarray, box: Box) -> np.ndarray | None:
     h, w = view.shape[:2]
     x0, y0 = max(0, int(box[0])), max(0, int(box[1]))
@@ -111,9 +123,12 @@ def _patch(view: np.ndarray, box: Box) -> np.ndarray | None:
 class IndexTracks:
     """The index tracks of one zone (see the module docstring)."""
 
-    def __init__(self, px_per_cm: float, weak_bar: float = WEAK_READ_CONF) -> None:
+    def __init__(
+        self, px_per_cm: float, weak_bar: float = WEAK_READ_CONF, weak_reads: bool = True
+    ) -> None:
         self.match_px = MATCH_CM * px_per_cm
         self.weak_bar = weak_bar
+        self.weak_reads = weak_reads  # whether weak reads count at all
         self._tracks: list[_Track] = []
 
     def clear(self) -> None:
@@ -130,6 +145,8 @@ class IndexTracks:
         pooled_detections: list[Detection] = []
         tentative: list[Detection] = []  # read by tracks of weak reads only
         votes: dict[Box, dict[str, float]] = {}
+        if not self.weak_reads:
+            weak = ()
         for d, is_weak in [*((d, False) for d in detections), *((d, True) for d in weak)]:
             patch = _patch(view, d.box)
             centre = ((d.box[0] + d.box[2]) / 2, (d.box[1] + d.box[3]) / 2)
@@ -156,7 +173,7 @@ class IndexTracks:
         pooled_detections += [
             d
             for d in tentative
-            if d.identity not in JOKERS and not {d.identity, d.runner_up} & sure_reads
+            if _look_alikes(d.identity, d.runner_up) and not {d.identity, d.runner_up} & sure_reads
         ]
         return pooled_detections, votes
 

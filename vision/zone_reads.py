@@ -17,7 +17,9 @@ trick is swept, so:
   is empty again (a swept trick costs no detector pass);
 * changed zones are read: warped top-down at ``px_per_cm`` from the camera frame, localised in
   one pass at that scale (``native``), each index read from the camera frame itself
-  (``source``), grouped into cards (a picture joker boxed by halves is one joker: knowing the
+  (``source``), pooled per index over the zone's reads (:mod:`vision.index_tracks`, which
+  also takes the localiser's sure boxes the classifier read under the bar, except in the
+  centre: the kitty), grouped into cards (a picture joker boxed by halves is one joker: knowing the
   scale, :func:`one_joker_each` can tell it from a fanned pair); a card counts for the zone
   its centre lies in, and only the zone being read keeps it (the rectangles overlap at the
   corners);
@@ -233,7 +235,9 @@ class ZoneReader:
         # Reads a lone card-sized blob whole (the detector's own classifier by default).
         self.whole_card_reader = whole_card_reader or getattr(detector, "classifier", None)
         self._memo = {name: _Memo() for name in ZONE_NAMES}
-        self._tracks = {name: IndexTracks(px_per_cm) for name in ZONE_NAMES}
+        self._tracks = {
+            name: IndexTracks(px_per_cm, weak_reads=name != CENTRE) for name in ZONE_NAMES
+        }
 
     def read(
         self,
