@@ -714,15 +714,14 @@ class CardDetector:
             and prob >= self.conf
             and (not maybe_joker[i] or (name in JOKERS and prob >= joker_conf))
         ]
+        kept = set(keep)
         if unread is not None:
-            kept = set(keep)
             unread += [
                 (float(b[0]), float(b[1]), float(b[2]), float(b[3]))
                 for i, b in enumerate(boxes)
                 if i not in kept and not maybe_joker[i]
             ]
         if weak is not None:
-            kept = set(keep)
             weak += [
                 Detection(
                     identity=name,
