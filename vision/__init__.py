@@ -18,8 +18,8 @@ folders), ``cli`` and ``commands``
 (``chaodipi vision synth|crops|train|train-classifier|detect|eval``), ``motion`` (NVR-style
 motion gate), ``zone_reads`` (each table zone read at 10 px a cm, only when its pixels
 changed), ``index_tracks`` (each corner index read again at one place of a zone: its reads
-pooled, weak reads under the bar too), ``fan_strips`` (the ends of a fan no card read explains: picture jokers shown only by a
-strip), ``tracking`` (temporal consensus: stable zone contents → play events),
-``events`` (append-only JSON-lines event log) and ``game_feed`` (events → a live hand record
-audited by the engine).
+pooled, weak reads under the bar too), ``fan_strips`` (the ends of a fan no card read
+explains: picture jokers shown only by a strip), ``tracking`` (temporal consensus: stable
+zone contents → play events), ``events`` (append-only JSON-lines event log) and ``game_feed``
+(events → a live hand record audited by the engine).
 """
