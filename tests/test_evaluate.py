@@ -76,6 +76,33 @@ def test_identity_precision_recall_and_perfect_images(tmp_path: Path, names_file
     assert sorted(c for _, c in result.scored) == [False, True, True, True, True]
 
 
+def test_identities_only_at_the_image_border_are_also_scored_set_aside(tmp_path: Path) -> None:
+    """An index the frame cuts is labelled or not by how much of it shows, and read or not by
+    a coin's toss; the table camera never meets one. Both scores are given."""
+    root = tmp_path / "ds"
+    (root / "images").mkdir(parents=True)
+    (root / "labels").mkdir()
+    cv2.imwrite(str(root / "images" / "a.png"), np.full((120, 160, 3), 10, np.uint8))
+    (root / "labels" / "a.txt").write_text(
+        f"{CLASS_ID['AS']} 0.5 0.5 0.2 0.3\n{CLASS_ID['KD']} 0.05 0.5 0.1 0.3\n"  # KD: cut
+    )
+    (root / "classes.txt").write_text("\n".join(CLASS_NAMES) + "\n")
+
+    class Reads:
+        def detect(self, image: np.ndarray) -> list[Detection]:
+            return [
+                Detection("AS", (64.0, 42.0, 96.0, 78.0), 0.9),
+                Detection("QC", (0.0, 50.0, 20.0, 80.0), 0.6),  # at the border, wrong
+            ]
+
+    out = evaluate(root, Reads(), None, show_progress=False).to_json()
+    assert (out["identity_precision"], out["identity_recall"]) == (0.5, 0.5)
+    away = out["away_from_border"]
+    assert away["set_aside"] == 2
+    assert (away["identity_precision"], away["identity_recall"]) == (1.0, 1.0)
+    assert away["perfect_images"] == 1.0
+
+
 def test_mistakes_and_chart_are_drawn(tmp_path: Path) -> None:
     dataset = make_dataset(tmp_path / "ds")
     out_dir = tmp_path / "mistakes"
@@ -188,6 +215,7 @@ def test_eval_command_prints_summary_and_json(
     assert cmd_eval(_parse(["eval", str(dataset), "--no-mistakes", "--calibrate"])) == 0
     text = capsys.readouterr().out
     assert "perfect images 0.750 (3/4)" in text
+    assert "away from the image border (the 0 identities" in text
     assert "KD" in text and "calibration not written" in text
     assert not (tmp_path / "m.calibration.json").exists()
 

@@ -137,6 +137,13 @@ def cmd_eval(args: argparse.Namespace) -> int:
         f"recall {_fmt(result.identity_recall)}  "
         f"perfect images {_fmt(result.perfect_images)} ({perfect}/{len(result.images)})"
     )
+    away = summary["away_from_border"]
+    print(
+        f"away from the image border (the {away['set_aside']} identities read or labelled only "
+        f"within {away['border_px']} px of it set aside): identity precision "
+        f"{_fmt(away['identity_precision'])}  recall {_fmt(away['identity_recall'])}  "
+        f"perfect images {_fmt(away['perfect_images'])}"
+    )
     print(f"{'class':<6}{'tp':>5}{'fp':>5}{'fn':>5}{'precision':>11}{'recall':>8}")
     for name, row in summary["per_class"].items():
         print(

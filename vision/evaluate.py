@@ -202,15 +202,57 @@ class ClassCounts:
         }
 
 
+BORDER_PX = 3
+"""A box within this many pixels of the image's edge touches the border (it may be cut there)."""
+
+
 @dataclass(frozen=True)
 class ImageResult:
     image: str  # path relative to the dataset's images/ folder
     labelled: frozenset[str]
     predicted: frozenset[str]
+    at_border: frozenset[str] = frozenset()
+    """Identities every labelled and predicted box of which touches the image border: an index
+    the frame cuts, which a label keeps or drops by how much of it shows (the table camera
+    sees the whole table, so it never meets one)."""
 
     @property
     def perfect(self) -> bool:
         return self.labelled == self.predicted
+
+    def inside(self) -> ImageResult:
+        """The same image with the identities at the border set aside."""
+        return ImageResult(
+            self.image, self.labelled - self.at_border, self.predicted - self.at_border
+        )
+
+
+def _touches_border(box: Box, width: int, height: int) -> bool:
+    x1, y1, x2, y2 = box
+    return x1 <= BORDER_PX or y1 <= BORDER_PX or x2 >= width - BORDER_PX or y2 >= height - BORDER_PX
+
+
+def at_border(
+    labels: Sequence[tuple[str, Box]],
+    detections: Sequence[DetectionLike],
+    width: int,
+    height: int,
+) -> frozenset[str]:
+    """The identities (labelled or predicted) all of whose boxes touch the image border."""
+    boxes: dict[str, list[Box]] = {}
+    for name, (cx, cy, w, h) in labels:
+        box = (
+            (cx - w / 2) * width,
+            (cy - h / 2) * height,
+            (cx + w / 2) * width,
+            (cy + h / 2) * height,
+        )
+        boxes.setdefault(name, []).append(box)
+    for d in detections:
+        boxes.setdefault(d.identity, []).append(d.box)
+    return frozenset(
+        name for name, bs in boxes.items() if all(_touches_border(b, width, height) for b in bs)
+    )
 
 
 @dataclass
@@ -250,14 +292,29 @@ class EvalResult:
             else:
                 counts.fn += 1
 
+    def inside(self) -> EvalResult:
+        """The same scores with the identities at each image's border set aside."""
+        inside = EvalResult()
+        for image in self.images:
+            inside.add(image.inside())
+        return inside
+
     def to_json(self) -> dict[str, Any]:
         order = sorted(self.per_class, key=lambda n: CLASS_ID.get(n, len(CLASS_ID)))
+        inside = self.inside()
         return {
             "images": len(self.images),
             "identity_precision": _round(self.identity_precision),
             "identity_recall": _round(self.identity_recall),
             "perfect_images": _round(self.perfect_images),
             "per_class": {n: self.per_class[n].to_json() for n in order},
+            "away_from_border": {
+                "border_px": BORDER_PX,
+                "set_aside": sum(len(r.at_border) for r in self.images),
+                "identity_precision": _round(inside.identity_precision),
+                "identity_recall": _round(inside.identity_recall),
+                "perfect_images": _round(inside.perfect_images),
+            },
         }
 
 
@@ -387,8 +444,12 @@ def evaluate(
         image = read_image(path)
         detections = list(detector.detect(image))
         labelled = frozenset(n for n, _ in labels)
+        height, width = image.shape[:2]
         item = ImageResult(
-            path.relative_to(root).as_posix(), labelled, frozenset(d.identity for d in detections)
+            path.relative_to(root).as_posix(),
+            labelled,
+            frozenset(d.identity for d in detections),
+            at_border(labels, detections, width, height),
         )
         result.add(item)
         result.scored.extend((float(d.score), d.identity in labelled) for d in detections)
