@@ -138,9 +138,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
         f"perfect images {_fmt(result.perfect_images)} ({perfect}/{len(result.images)})"
     )
     away = summary["away_from_border"]
+    aside = away["set_aside"]
     print(
-        f"away from the image border (the {away['set_aside']} identities read or labelled only "
-        f"within {away['border_px']} px of it set aside): identity precision "
+        f"away from the image border ({aside} {'identity' if aside == 1 else 'identities'} read "
+        f"or labelled only within {away['border_px']} px of it set aside): identity precision "
         f"{_fmt(away['identity_precision'])}  recall {_fmt(away['identity_recall'])}  "
         f"perfect images {_fmt(away['perfect_images'])}"
     )
