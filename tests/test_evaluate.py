@@ -101,6 +101,10 @@ def test_identities_only_at_the_image_border_are_also_scored_set_aside(tmp_path:
     assert away["set_aside"] == 2
     assert (away["identity_precision"], away["identity_recall"]) == (1.0, 1.0)
     assert away["perfect_images"] == 1.0
+    with (root / "labels" / "a.txt").open("a") as labels:
+        labels.write(f"{CLASS_ID['QH']}\n")  # no box: where it lies is not known
+    away = evaluate(root, Reads(), None, show_progress=False).to_json()["away_from_border"]
+    assert (away["set_aside"], away["identity_recall"]) == (2, 0.5)  # QH missed, not set aside
 
 
 def test_mistakes_and_chart_are_drawn(tmp_path: Path) -> None:

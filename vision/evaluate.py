@@ -227,6 +227,17 @@ class ImageResult:
         )
 
 
+def label_pixels(box: Box, width: int, height: int) -> Box:
+    """A label's normalised (cx, cy, w, h) box as (x1, y1, x2, y2) image pixels."""
+    cx, cy, w, h = box
+    return (
+        (cx - w / 2) * width,
+        (cy - h / 2) * height,
+        (cx + w / 2) * width,
+        (cy + h / 2) * height,
+    )
+
+
 def _touches_border(box: Box, width: int, height: int) -> bool:
     x1, y1, x2, y2 = box
     return x1 <= BORDER_PX or y1 <= BORDER_PX or x2 >= width - BORDER_PX or y2 >= height - BORDER_PX
@@ -238,20 +249,17 @@ def at_border(
     width: int,
     height: int,
 ) -> frozenset[str]:
-    """The identities (labelled or predicted) all of whose boxes touch the image border."""
+    """The identities (labelled or predicted) all of whose boxes touch the image border (a
+    label without a box is not known to, so its identity is never set aside)."""
     boxes: dict[str, list[Box]] = {}
-    for name, (cx, cy, w, h) in labels:
-        box = (
-            (cx - w / 2) * width,
-            (cy - h / 2) * height,
-            (cx + w / 2) * width,
-            (cy + h / 2) * height,
-        )
+    placed = [(n, label_pixels(b, width, height)) for n, b in labels if b[2] > 0 and b[3] > 0]
+    for name, box in [*placed, *((d.identity, d.box) for d in detections)]:
         boxes.setdefault(name, []).append(box)
-    for d in detections:
-        boxes.setdefault(d.identity, []).append(d.box)
+    unplaced = {n for n, b in labels if not (b[2] > 0 and b[3] > 0)}
     return frozenset(
-        name for name, bs in boxes.items() if all(_touches_border(b, width, height) for b in bs)
+        name
+        for name, bs in boxes.items()
+        if name not in unplaced and all(_touches_border(b, width, height) for b in bs)
     )
 
 
@@ -359,11 +367,10 @@ def draw_mistake(
     h, w = out.shape[:2]
     missing = sorted(result.labelled - result.predicted, key=lambda n: CLASS_ID.get(n, 99))
     extra = sorted(result.predicted - result.labelled, key=lambda n: CLASS_ID.get(n, 99))
-    for name, (cx, cy, bw, bh) in labels:
-        if name in missing and bw > 0:
-            p1 = (round((cx - bw / 2) * w), round((cy - bh / 2) * h))
-            p2 = (round((cx + bw / 2) * w), round((cy + bh / 2) * h))
-            cv2.rectangle(out, p1, p2, ORANGE, 1)
+    for name, box in labels:
+        if name in missing and box[2] > 0:
+            x1, y1, x2, y2 = label_pixels(box, w, h)
+            cv2.rectangle(out, (round(x1), round(y1)), (round(x2), round(y2)), ORANGE, 1)
     scale = max(0.45, w / 1400)
     line_h = round(30 * scale) + 6
     banner = np.full((2 * line_h + 6, w, 3), 30, dtype=np.uint8)
