@@ -252,10 +252,14 @@ def at_border(
     """The identities (labelled or predicted) all of whose boxes touch the image border (a
     label without a box is not known to, so its identity is never set aside)."""
     boxes: dict[str, list[Box]] = {}
-    placed = [(n, label_pixels(b, width, height)) for n, b in labels if b[2] > 0 and b[3] > 0]
-    for name, box in [*placed, *((d.identity, d.box) for d in detections)]:
-        boxes.setdefault(name, []).append(box)
-    unplaced = {n for n, b in labels if not (b[2] > 0 and b[3] > 0)}
+    unplaced: set[str] = set()
+    for name, box in labels:
+        if box[2] > 0 and box[3] > 0:
+            boxes.setdefault(name, []).append(label_pixels(box, width, height))
+        else:
+            unplaced.add(name)
+    for d in detections:
+        boxes.setdefault(d.identity, []).append(d.box)
     return frozenset(
         name
         for name, bs in boxes.items()
