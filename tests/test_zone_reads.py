@@ -8,6 +8,8 @@ are 10 px a cm.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -231,3 +233,64 @@ def test_an_empty_look_is_learnt_only_while_nothing_moves_in_the_zone() -> None:
     zr.read(carried, CALIBRATION, 0.75, still=busy)
     landed = picture_card(table(), *S_PLAY)
     assert seen(zr.read(landed, CALIBRATION, 1.0).cards) == {"S": ["BJ"]}
+
+
+class DoubtfulIndices:
+    """The white-square detector, but its small boxes are read ``read`` in doubt (0.55, maybe
+    ``maybe``) and its big ones ``BJ`` surely: a localiser that boxed a joker whole and a part
+    of a picture beside it, as the held-out deck's jester hat at a fan's strip (read JD)."""
+
+    reads_native = True
+    classifier = None
+
+    def __init__(self, read: str, maybe: str) -> None:
+        self.squares, _ = square_detector(native=True)
+        self.read, self.maybe = read, maybe
+
+    def detect(self, image, **kwargs):  # type: ignore[no-untyped-def]
+        out = []
+        for d in self.squares.detect(image, **kwargs):
+            if d.box[2] - d.box[0] > 30:  # over 3 cm: the joker, boxed whole
+                out.append(replace(d, identity="BJ", score=0.99, confidence=0.99))
+            else:
+                out.append(replace(d, identity=self.read, score=0.55, confidence=0.55))
+                out[-1] = replace(out[-1], runner_up=self.maybe, runner_up_confidence=0.2)
+        return out
+
+
+def fan_of_a_joker(image: np.ndarray, part_on_the_paper: bool = True) -> np.ndarray:
+    """S plays two cards fanned 1.3 cm apart; the top one a joker the localiser boxes whole
+    (a 5 cm white square), the strip of the one under it shows a 1 cm white part of a picture.
+    """
+    x, y = S_PLAY
+    picture_card(image, x - 1.3, y)
+    picture_card(image, x, y)
+    image[270:290, 170:190] = 255  # the joker's 5 cm box, on the top card
+    if part_on_the_paper:
+        image[262:266, 158:162] = 255  # a 1 cm part in the strip, at (40.5, 66) cm
+    return image
+
+
+def test_a_court_card_read_in_doubt_on_a_jokers_paper_is_a_part_of_a_picture() -> None:
+    """A box read JD in doubt whose runner-up is a court card of another rank (QD) is not an
+    index (a court card's index is read surely, at least its rank): on the paper of a fan
+    that holds a sure joker it is dropped, and the fan's strip is left to the strip reader."""
+    zr = ZoneReader(DoubtfulIndices("JD", maybe="QD"), ZONES, max_reads=5)
+    settled(zr)
+    assert seen(zr.read(fan_of_a_joker(table()), CALIBRATION, 0.5).cards) == {"S": ["BJ"]}
+
+
+def test_a_card_read_in_doubt_beside_a_joker_is_kept_when_it_may_be_an_index() -> None:
+    """A "10" read QD in doubt has its 10 as runner-up, a QS maybe QC has its rank read: both
+    are indices, kept (the play names them unsure). Away from any joker's paper a JD maybe QD
+    is kept too."""
+    for read, maybe in (("QD", "10D"), ("QS", "QC")):
+        zr = ZoneReader(DoubtfulIndices(read, maybe), ZONES, max_reads=5)
+        settled(zr)
+        cards = seen(zr.read(fan_of_a_joker(table()), CALIBRATION, 0.5).cards)
+        assert sorted(cards["S"]) == sorted(["BJ", read])
+    zr = ZoneReader(DoubtfulIndices("JD", maybe="QD"), ZONES, max_reads=5)
+    settled(zr)
+    image = fan_of_a_joker(table(), part_on_the_paper=False)
+    image[250:254, 120:124] = 255  # a 1 cm index of a card of its own, at (30.5, 63) cm
+    assert sorted(seen(zr.read(image, CALIBRATION, 0.5).cards)["S"]) == ["BJ", "JD"]

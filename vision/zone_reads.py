@@ -48,6 +48,16 @@ zone the ends of a fan that no card read explains are read by :mod:`vision.fan_s
 localiser's unsure index boxes passed along, so an index card read unsurely is not taken for a
 joker). On a cloth as light as the cards nothing is brighter: no such help there.
 
+A part of a joker's picture the localiser boxes as an index (the held-out deck's jester hat at
+a fan's strip) is read as a court card in doubt — JD at 0.5–0.7, runner-up QD or KD: the
+classifier sees a picture, not which court card's index. Such a read (:func:`picture_in_doubt`:
+a J/Q/K under the pipeline's unsure bar whose runner-up is a court card of another rank, a
+joker or none) explains no paper, so its blob is read whole; and lying on the same paper as a
+joker read surely it is dropped as a part of a picture — the strip is then the fan-strip
+reader's to judge (a joker pair read "JD BJ" or a lone "JD" was the cause of seven of the
+fourteen false infractions left in the thirty replayed hands). A court card's index is read
+surely, or at least its rank (QS in doubt, maybe QC); a "10" read as Q has its 10 as runner-up.
+
 A zone that changed without the reader seeing it change cannot keep a stale read for long:
 every read's thumbnail is compared with the current one, so slow drift (light) accumulates
 until it crosses the threshold and the zone is read again.
@@ -93,6 +103,8 @@ JOKER_READ_CONF = 0.9
 LONE_JOKER_CONF = 0.6  # … a blob with no index box on it at all (an index card shows two)
 INDEX_MAX_CM = 3.0  # a corner index's box is about 1.1 × 2.1 cm; a bigger box is no index
 JOKER_SPAN_CM = (7.0, 9.6)  # one card's box, short and long side, with a little slack
+PICTURE_DOUBT_CONF = 0.8  # a read under this is in doubt (the pipeline's UNSURE_READ)
+COURT_RANKS = frozenset({"J", "Q", "K"})
 
 Rect = tuple[float, float, float, float]  # x0, y0, x1, y1 in table cm
 Box = tuple[float, float, float, float]  # x1, y1, x2, y2 in a zone view's pixels
@@ -189,6 +201,29 @@ def one_joker_each(cards: Sequence[CardSighting], px_per_cm: float) -> list[Card
                 merged = True
                 break
     return out
+
+
+def picture_in_doubt(card: CardSighting) -> bool:
+    """Whether ``card`` is read as a court card in doubt and would as soon be a court card of
+    another rank (or a joker): what the classifier makes of a box on a picture with no index
+    on it — a joker's hat at a fan's strip read JD 0.5–0.7, runner-up QD or KD. A court
+    card's index is read surely, or at least its rank (QS in doubt, maybe QC); a "10" read as
+    Q in doubt has its 10 as runner-up."""
+    if card.confidence >= PICTURE_DOUBT_CONF or card.identity[:-1] not in COURT_RANKS:
+        return False
+    second = card.runner_up
+    if not second or second in JOKERS:
+        return True
+    return second[:-1] in COURT_RANKS and second[:-1] != card.identity[:-1]
+
+
+def _inside_point(point: tuple[float, float], outer: Box) -> bool:
+    return outer[0] <= point[0] <= outer[2] and outer[1] <= point[1] <= outer[3]
+
+
+def _same_box(box: Box, boxes: Sequence[Box]) -> bool:
+    """Whether ``box`` is (nearly) one of ``boxes``: the centre of one inside the other."""
+    return any(_inside(box, b) and _inside(b, box) for b in boxes)
 
 
 def _inside(box: Box, outer: Box) -> bool:
@@ -342,18 +377,16 @@ class ZoneReader:
             )
         with timer("zones"):
             detections, pooled = self._tracks[name].pool(view, detections, weak)
-            cards = []
-            centres = []  # every card found in the view, in view pixels, whichever zone
-            grouped = group_cards(detections, pooled=pooled)
-            for card in one_joker_each(grouped, self.px_per_cm):
-                centres.append(card.centre)
-                if self._holds(name, *card.centre):
-                    cards.append(card)
+            # every card found in the view, whichever zone; only this zone's are its cards
+            seen = one_joker_each(group_cards(detections, pooled=pooled), self.px_per_cm)
+            cards = [card for card in seen if self._holds(name, *card.centre)]
         empty = self._memo[name].empty_thumb
         if empty is None:
             return cards, []
         paper = self._paper(thumb, empty)
-        unexplained = self._unexplained(paper, centres, name)
+        in_doubt = [card for card in cards if picture_in_doubt(card)]
+        explained = [c.centre for c in seen if not any(c is d for d in in_doubt)]
+        unexplained = self._unexplained(paper, explained, name)
         if unexplained and self.whole_card_reader is not None:
             with timer("detect"):
                 reads = self.whole_card_reader.classify(view, unexplained, source=source)
@@ -369,11 +402,40 @@ class ZoneReader:
             # A joker the localiser boxed only in part, its part off the paper's blob (a
             # line-art joker's edge is no brighter than the cloth), is that same joker.
             cards = one_joker_each([*cards, *whole], self.px_per_cm)
+        parts = self._joker_parts(paper, cards, in_doubt)
+        if parts:
+            cards = [card for card in cards if not any(card is p for p in parts)]
+            unread = [u for u in unread if not any(_same_box(u, p.boxes) for p in parts)]
         if name in SEATS and cards:
             with timer("zones"):
                 fan_right = right_of(name)
                 cards += hidden_jokers(paper, view, cards, unread, fan_right, self.px_per_cm)
         return cards, unexplained
+
+    def _joker_parts(
+        self, paper: np.ndarray, cards: Sequence[CardSighting], in_doubt: Sequence[CardSighting]
+    ) -> list[CardSighting]:
+        """The cards of ``in_doubt`` (court cards read in doubt) that lie on the same paper as
+        a joker read surely: parts of a joker's picture — the strip a fan shows of a second
+        joker, its hat read JD — which :func:`vision.fan_strips.hidden_jokers` then judges."""
+        jokers = [c for c in cards if c.identity in JOKERS and c.confidence >= JOKER_READ_CONF]
+        if not jokers or not in_doubt:
+            return []
+        _, labels = cv2.connectedComponents(paper)
+        k = self.thumb_px_per_cm / self.px_per_cm  # view px → thumbnail px
+
+        def blob_at(point: tuple[float, float]) -> int:
+            x = min(max(int(point[0] * k), 0), labels.shape[1] - 1)
+            y = min(max(int(point[1] * k), 0), labels.shape[0] - 1)
+            return int(labels[y, x])
+
+        joker_blobs = {blob_at(j.centre) for j in jokers} - {0}
+        return [
+            card
+            for card in in_doubt
+            if blob_at(card.centre) in joker_blobs
+            or any(_inside_point(card.centre, j.boxes[0]) for j in jokers if j.boxes)
+        ]
 
     def _index_on(self, blob: Box, unread: Sequence[Box]) -> bool:
         """Whether an index-sized box the localiser was sure of lies on ``blob`` (a bigger box
