@@ -285,3 +285,38 @@ def test_a_fans_next_index_read_as_another_identity_is_not_taken_for_a_duplicate
     cards = group_cards([*qh, *kh])
     assert sorted(c.identity for c in cards) == ["KH", "QH"]
     assert not any(c.also_read for c in cards)
+
+
+def test_with_the_scale_known_two_corners_lie_a_cards_corner_distance_apart_in_cm() -> None:
+    """E's fan in a zone view at 10 px a cm (cards turned 90°, a 2 × 1.1 cm index): 3S, 8S and
+    QS show one corner each, the top card KS both, its far corner misread 4S. In index sizes
+    the 3S's corner, 11.5 cm from the 4S — farther than a card's diagonal — fitted best, and
+    the KS and QS then lay on that "card"'s face and were dropped: four cards read as two. In
+    cm the KS's own corner, 8.3 cm from it, is the 4S's other corner: four cards."""
+    fan = [
+        det("3S", (176, 393, 196, 403), 0.83),
+        det("8S", (176, 378, 197, 389), 0.99),
+        det("QS", (174, 363, 194, 374), 0.75),
+        det("KS", (176, 350, 196, 361), 0.5),
+        det("4S", (242, 299, 262, 310), 0.42),
+    ]
+    assert sorted(c.identity for c in group_cards(fan)) == ["3S", "8S"]
+    cards = group_cards(fan, px_per_cm=10.0)
+    assert sorted((c.identity, c.also_read) for c in cards) == [
+        ("3S", ""),
+        ("8S", ""),
+        ("KS", "4S"),
+        ("QS", ""),
+    ]
+
+
+def test_with_the_scale_known_a_card_fits_whatever_its_index_size() -> None:
+    """Scale-free pairing judges the corners' distance in index sizes; in cm it is the card's
+    (6.3 × 8.8 cm, about 8 cm between index centres), whether its index is small or large."""
+    for index_cm in (1.2, 2.2):
+        top_left = (10.0, 10.0, 10.0 + 0.55 * index_cm * 10, 10.0 + index_cm * 10)
+        x1, y1 = 10.0 + 63 - 2 * 3.0, 10.0 + 88 - 2 * 3.0  # the far index, as far in
+        bottom_right = (x1 - 0.55 * index_cm * 10 + 6, y1 - index_cm * 10 + 6, x1 + 6, y1 + 6)
+        assert corner_fit(top_left, bottom_right, px_per_cm=10.0) is not None
+        far = tuple(v + 30 for v in bottom_right)  # 3 cm farther on: past the card's corner
+        assert corner_fit(top_left, far, px_per_cm=10.0) is None  # type: ignore[arg-type]

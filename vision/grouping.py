@@ -11,7 +11,10 @@ joined across the card, about 35° off that side — never along it, as the colu
 tight fan of cards shows. Near-duplicate boxes (the same corner seen twice) are folded into
 one, and so are two boxes of one corner read as two identities (the surer read stands). At
 most two copies of an identity exist; a reading with more is merged down to two and flagged
-``ambiguous``.
+``ambiguous``. When the image's scale is known (the pipeline's zone views, 10 px a cm) the
+distance is judged in cm instead (``CORNER_CM``): index sizes differ between decks by half — the
+held-out deck's 2 cm index put a fan's neighbour 11.5 cm away, farther than a card's diagonal,
+at the "best" 5.5 index sizes — while a card's size hardly differs.
 
 The two corners of one card can also be *read* differently (2♠ at one corner, 2♣ at the
 other). Left alone that is two cards, and a one-card play becomes a two-card one (a false
@@ -46,6 +49,11 @@ MIN_RATIO = 3.0  # opposite-corner centre distance / index size: smallest plausi
 MAX_RATIO = 9.0  # … largest plausible
 BEST_RATIO = 5.5  # … most typical (ranks the candidate pairs)
 MAX_SIZE_RATIO = 2.0  # the two corners of one card have similar index sizes
+# The scale known (a top-down zone view): opposite index centres of one 6.3 × 8.8 cm card lie
+# 6.8–9.4 cm apart for index centres 0.3–1.0 cm in from the side and 0.7–1.8 cm from the end
+# (a narrower 5.7 cm card: from 6.4), 8.3 cm on the held-out deck.
+CORNER_CM = (6.0, 10.0)
+CORNER_BEST_CM = 8.1
 DUPLICATE_IOU = 0.3  # boxes overlapping this much are the same corner seen twice
 DUPLICATE_SIDES = 0.75  # … and so are boxes whose centres are this close, in short sides
 PART_INSIDE = 0.5  # a box this much inside one of twice its area or more is a part of it
@@ -188,17 +196,24 @@ def corner_fit(
     max_ratio: float = MAX_RATIO,
     best_ratio: float = BEST_RATIO,
     max_size_ratio: float = MAX_SIZE_RATIO,
+    px_per_cm: float | None = None,
 ) -> float | None:
     """How well two boxes fit as opposite corners of one card: ``None`` when implausible, else a
-    cost ≥ 0 (0 = centre distance exactly ``best_ratio`` index sizes)."""
+    cost ≥ 0 (0 = centre distance exactly ``best_ratio`` index sizes). With the image's scale
+    (``px_per_cm``) the distance is judged in cm (``CORNER_CM``, best ``CORNER_BEST_CM``):
+    index sizes differ between decks by half, a card's size hardly at all."""
     sa, sb = index_size(a), index_size(b)
     if max(sa, sb) / min(sa, sb) > max_size_ratio:
         return None
     (ax, ay), (bx, by) = _centre(a), _centre(b)
-    ratio = math.hypot(ax - bx, ay - by) / ((sa + sb) / 2)
-    if not min_ratio <= ratio <= max_ratio or not _along_a_diagonal(a, b):
+    distance = math.hypot(ax - bx, ay - by)
+    if px_per_cm is None:
+        ratio, low, high, best = distance / ((sa + sb) / 2), min_ratio, max_ratio, best_ratio
+    else:
+        ratio, (low, high), best = distance / px_per_cm, CORNER_CM, CORNER_BEST_CM
+    if not low <= ratio <= high or not _along_a_diagonal(a, b):
         return None
-    return abs(math.log(ratio / best_ratio))
+    return abs(math.log(ratio / best))
 
 
 def _long_axis(b: Box) -> int | None:
@@ -266,13 +281,16 @@ def _group_one(
     max_ratio: float,
     best_ratio: float,
     max_copies: int,
+    px_per_cm: float | None,
 ) -> tuple[list[_Card], bool]:
     kept = _without_duplicates(boxes)
     # Pair up greedily, best-fitting distance first.
     pairs: list[tuple[float, int, int]] = []
     for i in range(len(kept)):
         for j in range(i + 1, len(kept)):
-            cost = corner_fit(kept[i][0], kept[j][0], min_ratio, max_ratio, best_ratio)
+            cost = corner_fit(
+                kept[i][0], kept[j][0], min_ratio, max_ratio, best_ratio, px_per_cm=px_per_cm
+            )
             if cost is not None:
                 pairs.append((cost, i, j))
     pairs.sort()
@@ -304,13 +322,15 @@ def group_cards(
     best_ratio: float = BEST_RATIO,
     max_copies: int = MAX_COPIES,
     pooled: Mapping[Box, Mapping[str, float]] | None = None,
+    px_per_cm: float | None = None,
 ) -> list[CardSighting]:
     """Group corner-index detections into physical cards.
 
     Sorted by class order (``2S`` … ``SJ``; unknown identities last), then left to right.
     ``pooled`` (box → summed confidence per identity over the reads of that index, from
     :mod:`vision.index_tracks`) settles two corners of one card read differently by all their
-    reads; without it the surer read of this one stands.
+    reads; without it the surer read of this one stands. ``px_per_cm``, when the image's scale
+    is known, judges two corners' distance in cm (:func:`corner_fit`).
     """
     by_identity: dict[str, list[tuple[Box, float]]] = {}
     seconds: dict[Box, tuple[float, str]] = {}  # box → (confidence, identity) of its runner-up
@@ -324,13 +344,17 @@ def group_cards(
     for identity, boxes in by_identity.items():
         if identity in JOKERS:  # a picture joker may be boxed whole and by parts
             boxes = _join_parts(boxes)
-        cards, ambiguous = _group_one(boxes, min_ratio, max_ratio, best_ratio, max_copies)
+        cards, ambiguous = _group_one(
+            boxes, min_ratio, max_ratio, best_ratio, max_copies, px_per_cm
+        )
         for card in cards:
             members = sorted(card.members, key=lambda bc: (bc[0][0], bc[0][1]))
             sightings.append(
                 CardSighting(identity, [b for b, _ in members], card.confidence, ambiguous)
             )
-    sightings = _join_misread_corners(sightings, min_ratio, max_ratio, best_ratio, pooled)
+    sightings = _join_misread_corners(
+        sightings, min_ratio, max_ratio, best_ratio, pooled, px_per_cm
+    )
     sightings = _drop_faces_of_whole_cards(sightings)
     sightings = [replace(s, runner_up=_runner_up(s, seconds)) for s in sightings]
     sightings.sort(
@@ -384,6 +408,7 @@ def _join_misread_corners(
     max_ratio: float,
     best_ratio: float,
     pooled: Mapping[Box, Mapping[str, float]] | None = None,
+    px_per_cm: float | None = None,
 ) -> list[CardSighting]:
     """Lone corners read one part apart at one card's corner distance → one card (module doc)."""
     lone = [i for i, s in enumerate(sightings) if len(s.boxes) == 1]
@@ -393,7 +418,9 @@ def _join_misread_corners(
             a, b = sightings[i], sightings[j]
             if not _one_part_apart(a.identity, b.identity):
                 continue
-            cost = corner_fit(a.boxes[0], b.boxes[0], min_ratio, max_ratio, best_ratio)
+            cost = corner_fit(
+                a.boxes[0], b.boxes[0], min_ratio, max_ratio, best_ratio, px_per_cm=px_per_cm
+            )
             if cost is not None:
                 pairs.append((cost, i, j))
     used: set[int] = set()

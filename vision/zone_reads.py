@@ -378,7 +378,8 @@ class ZoneReader:
         with timer("zones"):
             detections, pooled = self._tracks[name].pool(view, detections, weak)
             # every card found in the view, whichever zone; only this zone's are its cards
-            seen = one_joker_each(group_cards(detections, pooled=pooled), self.px_per_cm)
+            grouped = group_cards(detections, pooled=pooled, px_per_cm=self.px_per_cm)
+            seen = one_joker_each(grouped, self.px_per_cm)
             cards = [card for card in seen if self._holds(name, *card.centre)]
         empty = self._memo[name].empty_thumb
         if empty is None:
