@@ -68,7 +68,7 @@ from device.source import Frame
 from engine.audit import AuditReport
 from vision.calibration import CalibrationError, calibrate, check_drift, to_image, top_down_view
 from vision.crops import ReadingSource
-from vision.events import Event, EventLog, KittyEvent, PlayEvent, RecognitionConflictEvent
+from vision.events import Event, EventLog, PlayEvent, RecognitionConflictEvent
 from vision.game_feed import GameFeed
 from vision.grouping import BoxLike, CardSighting, group_cards
 from vision.motion import MOVING_FRACTION, OCCLUDED_FRACTION, MotionGate, MotionState
@@ -251,50 +251,24 @@ def budget_text(times: StageTimes, camera_fps: float | None = None) -> str:
 def _with_unsure_reads(event: Event, by_zone: Mapping[str, Sequence[CardSighting]]) -> Event:
     """A play with its cards that this decision frame read under :data:`UNSURE_READ` (a card
     read twice counts its less sure read), and what each may be instead (that read's
-    runner-up); a kitty with such a card is put to the referee instead (:func:`_kitty_in_doubt`);
-    any other event as it is."""
-    if isinstance(event, KittyEvent):
-        doubted = _doubted(event.cards, by_zone.get(KITTY_ZONE, ()))
-        return _kitty_in_doubt(event, doubted) if doubted else event
+    runner-up); any other event as it is."""
     if not isinstance(event, PlayEvent):
         return event
-    doubted = _doubted(event.cards, by_zone.get(event.seat, ()))
+    read: dict[str, CardSighting] = {}
+    for sighting in by_zone.get(event.seat, ()):
+        known = read.get(sighting.identity)
+        if known is None or sighting.confidence < known.confidence:
+            read[sighting.identity] = sighting
+    doubted = [
+        read[card]
+        for card in dict.fromkeys(event.cards)
+        if card in read and read[card].confidence < UNSURE_READ
+    ]
     if not doubted:
         return event
     unsure = tuple((s.identity, round(s.confidence, 3)) for s in doubted)
     maybe = tuple((s.identity, s.runner_up) for s in doubted if s.runner_up)
     return replace(event, unsure=unsure, maybe=maybe)
-
-
-def _doubted(cards: Sequence[str], sightings: Sequence[CardSighting]) -> list[CardSighting]:
-    """The sightings of ``cards`` read under :data:`UNSURE_READ` (a card read twice: its less
-    sure read)."""
-    read: dict[str, CardSighting] = {}
-    for sighting in sightings:
-        known = read.get(sighting.identity)
-        if known is None or sighting.confidence < known.confidence:
-            read[sighting.identity] = sighting
-    return [
-        read[card]
-        for card in dict.fromkeys(cards)
-        if card in read and read[card].confidence < UNSURE_READ
-    ]
-
-
-def _kitty_in_doubt(event: KittyEvent, doubted: Sequence[CardSighting]) -> Event:
-    """A kitty read with cards in doubt is not recorded but put to the referee to enter (as a
-    kitty read short is): a kitty card read wrong would make a card played later a "third
-    copy", asserted, for no play names the kitty's card in doubt."""
-    reads = ", ".join(f"{s.identity} {s.confidence:.2f}" for s in doubted)
-    maybe = "".join(f"; {s.identity} may be {s.runner_up}" for s in doubted if s.runner_up)
-    return RecognitionConflictEvent(
-        "kitty_unsure",
-        None,
-        event.cards,
-        f"底牌有识别存疑的牌（{reads}），请核对并录入底牌 · kitty read with cards in doubt "
-        f"({reads}{maybe}): check it and enter the kitty",
-        event.t,
-    )
 
 
 def _poly_mask(poly_px: np.ndarray, size: tuple[int, int]) -> np.ndarray:

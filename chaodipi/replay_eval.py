@@ -266,9 +266,8 @@ def aggregate(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         if kitty.get("true") is not None:
             kitties_shown += 1
             kitties_right += bool(kitty.get("right"))
-            # read short or in doubt, the referee was asked to enter it
-            conflicts = s.get("conflicts") or {}
-            asked = bool(conflicts.get("kitty_incomplete") or conflicts.get("kitty_unsure"))
+            # read short, the referee was asked to enter it
+            asked = bool((s.get("conflicts") or {}).get("kitty_incomplete"))
             kitties_to_enter += not kitty.get("right") and asked
         inf = s["infractions"]
         injected += len(inf["injected"] or [])

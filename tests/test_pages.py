@@ -388,24 +388,6 @@ def test_a_kitty_read_one_card_short_is_the_referees_to_finish(
     referee.wait_for_selector("#kitty-msg.msg-ok")
 
 
-def test_a_kitty_read_with_a_card_in_doubt_is_the_referees_to_check_and_enter(
-    table: Table, new_context: NewContext
-) -> None:
-    table.start_hand()
-    read = ["2D", "4D", "4S", "5D", "9S", "10D", "QD", "KD"]  # QD may be the second 10D
-    table.append("recognition_conflict", {"kind": "kitty_unsure", "seat": None, "cards": read,
-                 "detail": "底牌有识别存疑的牌（QD 0.55）", "t": T0})  # fmt: skip
-    referee = new_context().new_page()
-    sign_in(referee, table)
-    item = referee.locator("#conflicts .queue-item", has_text="底牌识别存疑")
-    item.wait_for()
-    item.get_by_role("button", name="补录底牌…").click()
-    assert referee.input_value("#kitty-cards") == " ".join(read)
-    referee.fill("#kitty-cards", " ".join(c if c != "QD" else "10D" for c in read))
-    referee.locator("#kitty-form button[type=submit]").click()
-    referee.wait_for_selector("#kitty-msg.msg-ok")
-
-
 def test_a_wrong_pin_is_refused_on_the_sign_in_page(table: Table, page: Page) -> None:
     page.goto(f"{table.url}/referee")
     page.get_by_label("PIN 码").fill("0000")

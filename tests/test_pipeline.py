@@ -267,28 +267,6 @@ def test_a_play_read_under_the_unsure_bar_names_each_such_card_once_at_its_least
     assert _with_unsure_reads(TrickClearedEvent(2.0), seen) == TrickClearedEvent(2.0)
 
 
-def test_a_kitty_read_with_a_card_in_doubt_is_put_to_the_referee_not_recorded() -> None:
-    """A kitty card read wrong would make the card played later a "third copy", asserted (no
-    play names the kitty's card in doubt): a kitty with a card under the unsure bar becomes a
-    ``kitty_unsure`` question naming it and its runner-up, for the referee to enter the kitty,
-    as a kitty read short is; read surely, it is the kitty."""
-    from chaodipi.pipeline import _with_unsure_reads
-    from vision.events import KittyEvent, RecognitionConflictEvent
-    from vision.grouping import CardSighting
-    from vision.tracking import KITTY_ZONE
-
-    cards = ("2D", "4D", "4S", "5D", "9S", "10D", "QD", "KD")
-    kitty = KittyEvent(cards, 150.0, "1500")
-    sure = [CardSighting(card, confidence=0.97) for card in cards]
-    assert _with_unsure_reads(kitty, {KITTY_ZONE: sure}) == kitty
-    doubtful = [*sure[:6], CardSighting("QD", confidence=0.55, runner_up="10D"), sure[7]]
-    seat_reads = [CardSighting("QD", confidence=0.3)]  # another zone's reads do not count
-    out = _with_unsure_reads(kitty, {KITTY_ZONE: doubtful, "N": seat_reads})
-    assert isinstance(out, RecognitionConflictEvent)
-    assert (out.kind, out.seat, out.cards, out.t) == ("kitty_unsure", None, cards, 150.0)
-    assert "QD 0.55" in out.detail and "QD may be 10D" in out.detail
-
-
 def test_compress_times_keeps_overtime_and_divides_the_rest() -> None:
     record = {
         "format": "chaodipi-hand/1",

@@ -275,7 +275,7 @@ function renderConflicts() {
     }
     for (const f of c.fixes || []) item.appendChild(fixButton(c.trick, c.seat, f.card, f.maybe, f.cards, "conflicts-msg"));
     if (c.play) item.appendChild(editButton(c.trick, c.seat, c.play));
-    if (c.kind === "kitty_incomplete" || c.kind === "kitty_unsure") item.appendChild(fillButton("kitty-cards", c.cards, t("ref.enterKitty")));
+    if (c.kind === "kitty_incomplete") item.appendChild(fillButton("kitty-cards", c.cards, t("ref.enterKitty")));
     const pics = (c.evidence || []).filter((u) => typeof u === "string");
     if (pics.length) {
       const ev = document.createElement("div");
