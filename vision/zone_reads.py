@@ -54,7 +54,7 @@ classifier sees a picture, not which court card's index. Such a read (:func:`pic
 a J/Q/K under the pipeline's unsure bar whose runner-up is a court card of another rank, a
 joker or none) explains no paper, so its blob is read whole; and lying on the same paper as a
 joker read surely it is dropped as a part of a picture — the strip is then the fan-strip
-reader's to judge (a joker pair read "JD BJ" or a lone "JD" was the cause of seven of the
+reader's to judge (a joker pair read "JD BJ" or a lone "JD" was the cause of eight of the
 fourteen false infractions left in the thirty replayed hands). A court card's index is read
 surely, or at least its rank (QS in doubt, maybe QC); a "10" read as Q has its 10 as runner-up.
 
@@ -228,8 +228,7 @@ def _same_box(box: Box, boxes: Sequence[Box]) -> bool:
 
 def _inside(box: Box, outer: Box) -> bool:
     """Whether ``box``'s centre lies in ``outer``."""
-    x, y = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
-    return outer[0] <= x <= outer[2] and outer[1] <= y <= outer[3]
+    return _inside_point(((box[0] + box[2]) / 2, (box[1] + box[3]) / 2), outer)
 
 
 def _identities(cards: Sequence[CardSighting]) -> list[str]:
