@@ -73,7 +73,7 @@ from vision.game_feed import GameFeed
 from vision.grouping import BoxLike, CardSighting, group_cards
 from vision.motion import MOVING_FRACTION, OCCLUDED_FRACTION, MotionGate, MotionState
 from vision.tracking import KITTY_ZONE, PlayTracker
-from vision.zone_reads import MAX_READS, NativeDetector, ZoneReader
+from vision.zone_reads import MAX_READS, UNSURE_READ, NativeDetector, ZoneReader
 from vision.zones import Zones
 
 STAGES: tuple[str, ...] = ("motion", "warp", "detect", "zones", "track")
@@ -84,10 +84,6 @@ TRACKER_FRAMES = 3
 """A zone's new cards are accepted after this many identical usable decision frames in a row
 (the tracker's ``min_frames``; its ``settle_s`` is set to span exactly them: 0.5 s at 4 fps)."""
 CONTRACT_KEYS: tuple[str, ...] = ("rules", "rule_overrides", "levels", "declarer", "trump")
-UNSURE_READ = 0.8
-"""A played card read with a (pooled) confidence under this is named in its play's ``unsure``:
-the referee's cue to look before acting on what it proves. ``replay-eval`` reports how the bar
-splits exactly-right and wrong plays (``plays.unsure``)."""
 
 
 class PipelineError(ValueError):

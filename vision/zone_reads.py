@@ -103,7 +103,11 @@ JOKER_READ_CONF = 0.9
 LONE_JOKER_CONF = 0.6  # … a blob with no index box on it at all (an index card shows two)
 INDEX_MAX_CM = 3.0  # a corner index's box is about 1.1 × 2.1 cm; a bigger box is no index
 JOKER_SPAN_CM = (7.0, 9.6)  # one card's box, short and long side, with a little slack
-PICTURE_DOUBT_CONF = 0.8  # a read under this is in doubt (the pipeline's UNSURE_READ)
+UNSURE_READ = 0.8
+"""A card read with a (pooled) confidence under this is in doubt: the pipeline names it in its
+play's ``unsure`` (the referee's cue to look before acting on what it proves; ``replay-eval``
+reports how the bar splits exactly-right and wrong plays), and a court card so read may be a
+part of a picture (:func:`picture_in_doubt`)."""
 COURT_RANKS = frozenset({"J", "Q", "K"})
 
 Rect = tuple[float, float, float, float]  # x0, y0, x1, y1 in table cm
@@ -209,7 +213,7 @@ def picture_in_doubt(card: CardSighting) -> bool:
     on it — a joker's hat at a fan's strip read JD 0.5–0.7, runner-up QD or KD. A court
     card's index is read surely, or at least its rank (QS in doubt, maybe QC); a "10" read as
     Q in doubt has its 10 as runner-up."""
-    if card.confidence >= PICTURE_DOUBT_CONF or card.identity[:-1] not in COURT_RANKS:
+    if card.confidence >= UNSURE_READ or card.identity[:-1] not in COURT_RANKS:
         return False
     second = card.runner_up
     if not second or second in JOKERS:
