@@ -200,8 +200,10 @@ class HandFold:
             rec["first_hand"] = True
         if any(self.must_play_done.values()):
             rec["must_play_done"] = {k: list(v) for k, v in self.must_play_done.items()}
-        if self.kitty_void:
-            rec.pop("kitty", None)  # reburied after a 炒底: unknown until shown again
+        # Reburied after a 炒底: unknown until shown again. Entered by the referee: read surely.
+        if self.kitty_void or self.kitty_entered is not None:
+            for key in ("kitty", "kitty_unsure", "kitty_maybe"):
+                rec.pop(key, None)
         if self.kitty_entered is not None:
             rec["kitty"] = list(self.kitty_entered)
         tricks: list[dict[str, Any]] = rec["tricks"]

@@ -68,7 +68,7 @@ from device.source import Frame
 from engine.audit import AuditReport
 from vision.calibration import CalibrationError, calibrate, check_drift, to_image, top_down_view
 from vision.crops import ReadingSource
-from vision.events import Event, EventLog, PlayEvent, RecognitionConflictEvent
+from vision.events import Event, EventLog, KittyEvent, PlayEvent, RecognitionConflictEvent
 from vision.game_feed import GameFeed
 from vision.grouping import BoxLike, CardSighting, group_cards
 from vision.motion import MOVING_FRACTION, OCCLUDED_FRACTION, MotionGate, MotionState
@@ -247,11 +247,15 @@ def budget_text(times: StageTimes, camera_fps: float | None = None) -> str:
 def _with_unsure_reads(event: Event, by_zone: Mapping[str, Sequence[CardSighting]]) -> Event:
     """A play with its cards that this decision frame read under :data:`UNSURE_READ` (a card
     read twice counts its less sure read), and what each may be instead (that read's
-    runner-up); any other event as it is."""
-    if not isinstance(event, PlayEvent):
+    runner-up); the kitty likewise, from the kitty zone's reads; any other event as it is."""
+    if isinstance(event, KittyEvent):
+        zone = KITTY_ZONE
+    elif isinstance(event, PlayEvent):
+        zone = event.seat
+    else:
         return event
     read: dict[str, CardSighting] = {}
-    for sighting in by_zone.get(event.seat, ()):
+    for sighting in by_zone.get(zone, ()):
         known = read.get(sighting.identity)
         if known is None or sighting.confidence < known.confidence:
             read[sighting.identity] = sighting

@@ -334,10 +334,16 @@ def runner_up_readings(play: Mapping[str, Any]) -> list[tuple[str, ...]]:
 
 
 def _taking_runner_ups(
-    record: Mapping[str, Any], fixes: Mapping[tuple[int, str], tuple[str, ...]]
+    record: Mapping[str, Any],
+    fixes: Mapping[tuple[int, str], tuple[str, ...]],
+    kitty: tuple[str, ...] | None = None,
 ) -> dict[str, Any]:
-    """``record`` with the plays of ``fixes`` corrected as the referee would (sure now)."""
+    """``record`` with the plays of ``fixes`` (and the ``kitty``, when given) corrected as the
+    referee would (sure now)."""
     out = {**record, "tricks": []}
+    if kitty is not None:
+        out = {k: v for k, v in out.items() if k not in ("kitty_unsure", "kitty_maybe")}
+        out["kitty"] = list(kitty)
     for number, trick in enumerate(record.get("tricks", []), start=1):
         plays = []
         for play in trick["plays"]:
@@ -406,10 +412,19 @@ def score_events(
     )
     unsure_plays = {(number, seat) for (number, seat), play in got.items() if play.get("unsure")}
     kitty_true, kitty_rec = true.get("kitty"), rec.get("kitty")
+    kitty_fix = None
+    if kitty_true is not None and kitty_rec is not None:
+        kitty_read = {
+            "cards": kitty_rec,
+            "unsure": rec.get("kitty_unsure") or [],
+            "maybe": rec.get("kitty_maybe") or {},
+        }
+        readings = runner_up_readings(kitty_read) if kitty_read["maybe"] else []
+        kitty_fix = next((r for r in readings if multiset(r) == multiset(kitty_true)), None)
     recovered_audit = rec_feed.audit()
     after = recovered_audit
-    if fixes:
-        after = audit(load_record(_taking_runner_ups(rec, fixes)))
+    if fixes or kitty_fix is not None:
+        after = audit(load_record(_taking_runner_ups(rec, fixes, kitty_fix)))
     return Score(
         matches=matches,
         extra_plays=extra,

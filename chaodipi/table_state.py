@@ -33,7 +33,7 @@ from typing import Any
 
 from chaodipi.hand_fold import DECISIONS, HandFold, Scored, runner_up_fixes
 from chaodipi.store import StoredEvent
-from engine.audit import AuditReport, UnsureRead, led_the_trick
+from engine.audit import KITTY_READ, AuditReport, UnsureRead, led_the_trick
 from engine.cards import SUITS, other_side, points_of, side_of
 from engine.match import MatchError, MatchState
 from engine.profiles import get_profile
@@ -382,11 +382,18 @@ def _unsure_read_rows(
     reads: Iterable[UnsureRead], record: Mapping[str, Any]
 ) -> list[dict[str, Any]]:
     """The unsure reads of an infraction, each with the seat's ``play`` there as recorded now
-    (to edit; empty for a seat never read); one with a runner-up (``maybe``) also gets ``fix``
-    (:func:`runner_up_fixes`)."""
+    (to edit; empty for a seat never read; the kitty for a kitty card, trick ``KITTY_READ``);
+    one with a runner-up (``maybe``) also gets ``fix`` (:func:`runner_up_fixes`)."""
     rows = []
     for read in reads:
-        play = _play_of(record, read.trick, read.seat)
+        if read.trick == KITTY_READ:  # the kitty, as a play of the declarer's: enter it again
+            play: dict[str, Any] | None = {
+                "cards": record.get("kitty") or [],
+                "unsure": record.get("kitty_unsure") or [],
+                "maybe": record.get("kitty_maybe") or {},
+            }
+        else:
+            play = _play_of(record, read.trick, read.seat)
         row = read.to_json() | {"play": [] if play is None else list(play["cards"])}
         fix = None if play is None else runner_up_fixes(play).get(read.card or "")
         if fix is not None:

@@ -54,11 +54,16 @@ ReadsNeeded = tuple[int, str, Collection[str]]
 """(trick, seat, cards of that seat's play there) that an infraction's proof rests on."""
 
 
+KITTY_READ = 0
+"""The trick number an unsure read of a kitty card carries (:attr:`HandRecord.kitty_unsure`)."""
+
+
 @dataclass(frozen=True)
 class UnsureRead:
-    """A card of a play (:attr:`engine.record.Play.unsure`) whose reading is in doubt."""
+    """A card of a play (:attr:`engine.record.Play.unsure`), or of the kitty (trick
+    :data:`KITTY_READ`, the declarer's seat), whose reading is in doubt."""
 
-    trick: int  # 1-based
+    trick: int  # 1-based; KITTY_READ for the kitty
     seat: str
     card: str | None  # None: the seat's cards were seen there but never read (record ``unread``)
     maybe: str | None = None  # the camera's runner-up read of the card (record ``maybe``)
@@ -69,6 +74,8 @@ class UnsureRead:
     def describe(self) -> str:
         what = "cards unread" if self.card is None else self.card
         other = f"; maybe {self.maybe}" if self.maybe else ""
+        if self.trick == KITTY_READ:
+            return f"{what} (the kitty{other})"
         return f"{what} ({self.seat}, trick {self.trick}{other})"
 
 
@@ -244,6 +251,14 @@ class _Auditor:
     def unsure_among(self, rests_on: Sequence[ReadsNeeded]) -> tuple[UnsureRead, ...]:
         out: dict[UnsureRead, None] = {}
         for number, seat, cards in rests_on:
+            if number == KITTY_READ:
+                kitty_maybe = dict(self.record.kitty_maybe)
+                out.update(
+                    (UnsureRead(number, seat, c, kitty_maybe.get(c)), None)
+                    for c in self.record.kitty_unsure
+                    if c in cards
+                )
+                continue
             if seat in self.record.unread.get(number, ()):
                 out[UnsureRead(number, seat, None)] = None
             for play in self.record.tricks[number - 1]:
@@ -590,6 +605,8 @@ class _Auditor:
         for card, place in base:
             seen[card] += 1
             where.setdefault(card, []).append(place)
+        for card in r.kitty_unsure:  # a third copy proven by a kitty card read in doubt
+            shown_in.setdefault(card, []).append((KITTY_READ, r.declarer, (card,)))
         for number, plays in enumerate(r.tricks, start=1):
             for play in plays:
                 for card in play.cards:

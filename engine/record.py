@@ -58,6 +58,11 @@ class HandRecord:
     unread: dict[int, tuple[str, ...]] = field(default_factory=dict)
     """Trick number → seats that played nothing there as far as the record knows, although
     cards were seen in their place that could not be read (the camera's ``unread``)."""
+    kitty_unsure: tuple[str, ...] = ()
+    """Cards of the kitty whose reading is in doubt (JSON ``kitty_unsure``), as a play's
+    ``unsure``: what the audit proves from them is put to the referee as a question."""
+    kitty_maybe: tuple[tuple[str, str], ...] = ()
+    """For an unsure kitty card, the camera's runner-up read (JSON ``kitty_maybe``)."""
 
     def profile(self) -> RuleProfile:
         return get_profile(self.rules, self.rule_overrides)
@@ -90,15 +95,17 @@ def _time(value: Any, where: str) -> float | None:
     return float(value)
 
 
-def _unsure(value: Any, cards: tuple[str, ...], where: str) -> tuple[str, ...]:
+def _unsure(
+    value: Any, cards: tuple[str, ...], where: str, holder: str = "the play"
+) -> tuple[str, ...]:
     if value is None:
         return ()
     unsure = _cards(value, f"{where} unsure")
     strange = [c for c in unsure if c not in cards]
     if strange:
         raise RecordError(
-            f"{where} unsure names {' '.join(strange)}, which the play does not hold: "
-            "list only cards of the play"
+            f"{where} unsure names {' '.join(strange)}, which {holder} does not hold: "
+            f"list only cards of {holder}"
         )
     return unsure
 
@@ -188,7 +195,9 @@ def load_record(data: Any) -> HandRecord:
         tricks.append(tuple(plays))
         if trick.get("unread"):
             unread[i] = _unread(trick["unread"], plays, i)
-    kitty = data.get("kitty")
+    kitty = None if data.get("kitty") is None else _cards(data["kitty"], "kitty")
+    kitty_unsure = _unsure(data.get("kitty_unsure"), kitty or (), "kitty", "the kitty")
+    kitty_maybe = _maybe(data.get("kitty_maybe"), kitty_unsure, "kitty")
     hands_raw = data.get("hands")
     hands: dict[str, tuple[str, ...]] | None = None
     if hands_raw is not None:
@@ -208,7 +217,7 @@ def load_record(data: Any) -> HandRecord:
         trump=str(trump),
         tricks=tuple(tricks),
         rule_overrides=dict(overrides),
-        kitty=None if kitty is None else _cards(kitty, "kitty"),
+        kitty=kitty,
         kitty_taken_t=_time(data.get("kitty_taken_t"), "kitty_taken_t"),
         kitty_buried_t=_time(data.get("kitty_buried_t"), "kitty_buried_t"),
         hands=hands,
@@ -216,6 +225,8 @@ def load_record(data: Any) -> HandRecord:
         must_play_done={str(k): tuple(str(r) for r in v) for k, v in done_raw.items()},
         finished=finished,
         unread=unread,
+        kitty_unsure=kitty_unsure,
+        kitty_maybe=kitty_maybe,
     )
 
 
@@ -231,6 +242,10 @@ def record_to_json(record: HandRecord) -> dict[str, Any]:
     }
     if record.kitty is not None:
         out["kitty"] = list(record.kitty)
+    if record.kitty_unsure:
+        out["kitty_unsure"] = list(record.kitty_unsure)
+    if record.kitty_maybe:
+        out["kitty_maybe"] = dict(record.kitty_maybe)
     if record.kitty_taken_t is not None:
         out["kitty_taken_t"] = record.kitty_taken_t
     if record.kitty_buried_t is not None:

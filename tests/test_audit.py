@@ -354,6 +354,29 @@ def test_a_third_copy_is_to_check_when_any_of_the_three_was_read_unsurely() -> N
         assert [r.trick for r in dup[0].unsure_reads] == [number]
 
 
+def test_a_third_copy_proven_by_a_kitty_card_read_in_doubt_is_to_check() -> None:
+    """The kitty names its cards in doubt as a play does (``kitty_unsure``, ``kitty_maybe``):
+    a third copy that a doubtful kitty card proves is put to the referee, naming the kitty;
+    a kitty read surely leaves it asserted."""
+    from engine.record import record_to_json
+
+    tricks = ["S:AS W:3S N:4S E:5S", "S:AS W:6S N:7S E:8S"]
+    rec = record(tricks)
+    rec["kitty"] = ["AS", "2H", "3H", "4H", "6H", "7H", "8H", "9H"]  # AS read for a 4S?
+    dup = [i for i in audit(load_record(rec)).infractions if i.kind == "duplicate_card"]
+    assert len(dup) == 1 and not dup[0].to_check
+    rec |= {"kitty_unsure": ["AS"], "kitty_maybe": {"AS": "4S"}}
+    dup = [i for i in audit(load_record(rec)).infractions if i.kind == "duplicate_card"]
+    assert dup[0].to_check and "AS (the kitty; maybe 4S)" in dup[0].proof
+    assert [r.to_json() for r in dup[0].unsure_reads] == [
+        {"trick": 0, "seat": rec["declarer"], "card": "AS", "maybe": "4S"}
+    ]
+    kept = record_to_json(load_record(rec))
+    assert (kept["kitty_unsure"], kept["kitty_maybe"]) == (["AS"], {"AS": "4S"})
+    with pytest.raises(RecordError, match="kitty unsure names KS, which the kitty does not"):
+        load_record(rec | {"kitty_unsure": ["KS"]})
+
+
 def test_a_record_names_only_cards_of_the_play_as_unsure_and_keeps_them() -> None:
     from engine.record import record_to_json
 

@@ -267,6 +267,24 @@ def test_a_play_read_under_the_unsure_bar_names_each_such_card_once_at_its_least
     assert _with_unsure_reads(TrickClearedEvent(2.0), seen) == TrickClearedEvent(2.0)
 
 
+def test_a_kitty_names_its_cards_read_in_doubt_from_the_kitty_zones_reads() -> None:
+    from chaodipi.pipeline import _with_unsure_reads
+    from vision.events import KittyEvent
+    from vision.grouping import CardSighting
+    from vision.tracking import KITTY_ZONE
+
+    cards = ("2D", "4D", "4S", "5D", "9S", "10D", "QD", "KD")
+    kitty = KittyEvent(cards, 150.0, "1500")
+    read = [CardSighting(c, confidence=0.97) for c in cards if c != "QD"]
+    read.append(CardSighting("QD", confidence=0.55, runner_up="10D"))
+    seat_reads = [CardSighting("2D", confidence=0.3)]  # another zone's reads do not count
+    out = _with_unsure_reads(kitty, {KITTY_ZONE: read, "N": seat_reads})
+    assert isinstance(out, KittyEvent) and out.cards == cards
+    assert out.unsure == (("QD", 0.55),) and out.maybe == (("QD", "10D"),)
+    sure = {KITTY_ZONE: [CardSighting(c, confidence=0.97) for c in cards]}
+    assert _with_unsure_reads(kitty, sure) == kitty
+
+
 def test_compress_times_keeps_overtime_and_divides_the_rest() -> None:
     record = {
         "format": "chaodipi-hand/1",

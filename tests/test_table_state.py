@@ -336,3 +336,18 @@ def test_the_referee_entering_a_play_the_camera_saw_but_never_read_settles_the_q
                       "referee:王")  # fmt: skip
     state = live.referee_json(NOW)
     assert state["infractions"] == [] and state["notes"] == []  # the hand audits, E played 5S
+
+
+def test_a_kitty_card_read_in_doubt_offers_the_kitty_with_its_runner_up_to_enter() -> None:
+    """An infraction resting on a kitty card read in doubt shows the kitty as recorded and, for
+    one click into the kitty form, the kitty with that card read as its runner-up."""
+    from chaodipi.table_state import _unsure_read_rows
+    from engine.audit import KITTY_READ, UnsureRead
+
+    kitty = ["AS", "2H", "3H", "4H", "6H", "7H", "8H", "9H"]
+    record = {"kitty": kitty, "kitty_unsure": ["AS"], "kitty_maybe": {"AS": "4S"}, "tricks": []}
+    (row,) = _unsure_read_rows([UnsureRead(KITTY_READ, "S", "AS", "4S")], record)
+    assert row == {
+        "trick": 0, "seat": "S", "card": "AS", "maybe": "4S", "play": kitty,
+        "fix": ["4S", *kitty[1:]],
+    }  # fmt: skip

@@ -353,6 +353,21 @@ def test_game_feed_keeps_the_cameras_runner_up_read_of_an_unsure_card_in_the_rec
     }  # fmt: skip
 
 
+def test_game_feed_keeps_the_kittys_cards_read_in_doubt_in_the_record() -> None:
+    """A kitty card read in doubt is marked in the record (``kitty_unsure``, its runner-up in
+    ``kitty_maybe``): a third copy it proves is the referee's question, not an assertion; a
+    kitty shown again read surely drops the marks."""
+    feed = GameFeed(declarer="S", trump="H")
+    cards = ("2D", "4D", "4S", "5D", "9S", "10D", "QD", "KD")
+    doubtful = KittyEvent(cards, 150.0, "1500", unsure=(("QD", 0.55),), maybe=(("QD", "10D"),))
+    assert event_from_json(doubtful.to_json()) == doubtful
+    feed.apply(doubtful)
+    assert feed.record["kitty_unsure"] == ["QD"] and feed.record["kitty_maybe"] == {"QD": "10D"}
+    feed.audit()  # a valid record
+    feed.apply(KittyEvent(cards[::-1], 151.0))
+    assert "kitty_unsure" not in feed.record and "kitty_maybe" not in feed.record
+
+
 def test_game_feed_keeps_only_the_doubt_a_record_can_hold() -> None:
     # an event naming an unsure card the play lacks, or a runner-up that is no other card,
     # must not stop the hand auditing: the feed keeps what the record can hold

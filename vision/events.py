@@ -86,16 +86,29 @@ class TrickClearedEvent:
 
 @dataclass(frozen=True)
 class KittyEvent:
-    """The kitty was shown face up in the kitty zone."""
+    """The kitty was shown face up in the kitty zone; ``unsure`` and ``maybe`` as a play's
+    (cards read in doubt, and what each may be instead: JSON only when present)."""
 
     cards: tuple[str, ...]
     t: float
     frame: str = ""
+    unsure: tuple[tuple[str, float], ...] = ()
+    maybe: tuple[tuple[str, str], ...] = ()
 
     type: ClassVar[str] = "kitty"
 
     def to_json(self) -> dict[str, Any]:
-        return {"type": self.type, "cards": list(self.cards), "t": self.t, "frame": self.frame}
+        out: dict[str, Any] = {
+            "type": self.type,
+            "cards": list(self.cards),
+            "t": self.t,
+            "frame": self.frame,
+        }
+        if self.unsure:
+            out["unsure"] = dict(self.unsure)
+        if self.maybe:
+            out["maybe"] = dict(self.maybe)
+        return out
 
 
 @dataclass(frozen=True)
@@ -155,6 +168,8 @@ def event_from_json(data: Mapping[str, Any]) -> Event:
                 tuple(str(c) for c in data["cards"]),
                 float(data["t"]),
                 str(data.get("frame", "")),
+                tuple((str(c), float(v)) for c, v in (data.get("unsure") or {}).items()),
+                tuple((str(c), str(v)) for c, v in (data.get("maybe") or {}).items()),
             )
         if kind == "recognition_conflict":
             seat = data.get("seat")

@@ -247,9 +247,16 @@ class GameFeed:
         return [RecognitionConflictEvent("incomplete_trick", None, (), detail, ev.t)]
 
     def _kitty(self, ev: KittyEvent) -> list[RecognitionConflictEvent]:
-        self._record.pop("kitty", None)
+        for key in ("kitty", "kitty_unsure", "kitty_maybe"):
+            self._record.pop(key, None)
         extra = self._third_copies(ev.cards, self._counts())
         self._record["kitty"] = list(ev.cards)
+        doubt: dict[str, Any] = {}
+        _note_doubt(doubt, ev)
+        if "unsure" in doubt:
+            self._record["kitty_unsure"] = doubt["unsure"]
+        if "maybe" in doubt:
+            self._record["kitty_maybe"] = doubt["maybe"]
         if not extra:
             return []
         return [
@@ -264,10 +271,10 @@ class GameFeed:
         ]
 
 
-def _note_doubt(play: dict[str, Any], ev: PlayEvent) -> None:
-    """Add the event's unsure cards (those of the play) and their runner-up reads (another
-    card) to the recorded ``play``: an event that says more than that cannot stop the hand
-    auditing."""
+def _note_doubt(play: dict[str, Any], ev: PlayEvent | KittyEvent) -> None:
+    """Add the event's unsure cards (those of the play, or kitty) and their runner-up reads
+    (another card) to the recorded ``play``: an event that says more than that cannot stop the
+    hand auditing."""
     unsure = [c for c, _ in ev.unsure if c in ev.cards]
     if unsure:
         play["unsure"] = list(dict.fromkeys([*play.get("unsure", ()), *unsure]))

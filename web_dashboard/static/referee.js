@@ -171,7 +171,7 @@ function renderQueue() {
     if (inf.unsure_reads && inf.unsure_reads.length) {
       const reads = inf.unsure_reads
         .map((r) => {
-          const where = [seatName(r.seat), t("inf.trick", { n: r.trick })];
+          const where = r.trick ? [seatName(r.seat), t("inf.trick", { n: r.trick })] : [t("inf.kitty")];
           if (r.maybe) where.push(t("ref.maybe", { card: r.maybe }));
           return `${r.card ?? t("ref.unread")} (${where.join(" · ")})`;
         })
@@ -182,6 +182,10 @@ function renderQueue() {
       item.appendChild(check);
       if (isOpen) {
         for (const r of inf.unsure_reads) {
+          if (!r.trick) {  // a kitty card: the kitty form, filled with the runner-up's reading
+            item.appendChild(fillButton("kitty-cards", r.fix || r.play, t("ref.enterKitty")));
+            continue;
+          }
           if (r.fix) item.appendChild(fixButton(r.trick, r.seat, r.card, r.maybe, r.fix, "queue-msg"));
           item.appendChild(editButton(r.trick, r.seat, r.play));
         }
