@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import copy
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,6 +45,15 @@ def infraction_ids(hand: int, infractions: list[Infraction]) -> list[str]:
         prefix = f"{hand}-{inf.kind}-{inf.seat}-{'K' if inf.trick is None else inf.trick}"
         out.append(f"{prefix}-{seen[prefix]}")
         seen[prefix] += 1
+    return out
+
+
+def with_kitty(record: Mapping[str, Any], cards: Sequence[str] | None) -> dict[str, Any]:
+    """``record`` with ``cards`` as its kitty, read surely (the referee entered it; None: not
+    known, as after a 炒底 reburied it): no card of it in doubt any more."""
+    out = {k: v for k, v in record.items() if k not in ("kitty", "kitty_unsure", "kitty_maybe")}
+    if cards is not None:
+        out["kitty"] = list(cards)
     return out
 
 
@@ -200,12 +209,8 @@ class HandFold:
             rec["first_hand"] = True
         if any(self.must_play_done.values()):
             rec["must_play_done"] = {k: list(v) for k, v in self.must_play_done.items()}
-        # Reburied after a 炒底: unknown until shown again. Entered by the referee: read surely.
         if self.kitty_void or self.kitty_entered is not None:
-            for key in ("kitty", "kitty_unsure", "kitty_maybe"):
-                rec.pop(key, None)
-        if self.kitty_entered is not None:
-            rec["kitty"] = list(self.kitty_entered)
+            rec = with_kitty(rec, self.kitty_entered)
         tricks: list[dict[str, Any]] = rec["tricks"]
         for c in self.live_corrections():
             while len(tricks) < c["trick"]:

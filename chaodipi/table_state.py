@@ -31,7 +31,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from chaodipi.hand_fold import DECISIONS, HandFold, Scored, runner_up_fixes
+from chaodipi.hand_fold import DECISIONS, HandFold, Scored, runner_up_fixes, with_kitty
 from chaodipi.store import StoredEvent
 from engine.audit import KITTY_READ, AuditReport, UnsureRead, led_the_trick
 from engine.cards import SUITS, other_side, points_of, side_of
@@ -142,7 +142,7 @@ class TableState:
             hand.changed()
         elif kind == "kitty_entered":
             cards = [str(c) for c in data["cards"]]
-            load_record({**hand.record(), "kitty": cards})
+            load_record(with_kitty(hand.record(), cards))
             hand.kitty_entered = cards
             hand.changed()
         elif kind == "chao_di":

@@ -322,6 +322,31 @@ def test_an_infraction_resting_on_an_unsure_read_asks_the_referee_to_look_at_the
     assert [i["kind"] for i in table.state()["infractions"]] == ["revoke"]
 
 
+def test_a_third_copy_resting_on_a_kitty_card_read_in_doubt_offers_the_kitty_to_enter(
+    table: Table, new_context: NewContext
+) -> None:
+    table.start_hand()
+    kitty = ["AS", "2H", "3H", "4H", "6H", "7H", "8H", "9H"]  # its AS may be a 4S
+    table.append("kitty", {"cards": kitty, "t": T0, "frame": "", "unsure": {"AS": 0.55},
+                           "maybe": {"AS": "4S"}})  # fmt: skip
+    for i, (seat, card) in enumerate([("N", "AS"), ("E", "3S"), ("S", "5S"), ("W", "6S")]):
+        table.play(seat, [card], T0 + 10 + 2 * i)
+    table.clear_trick(T0 + 19)
+    for i, (seat, card) in enumerate([("N", "AS"), ("E", "7S"), ("S", "8S"), ("W", "9S")]):
+        table.play(seat, [card], T0 + 20 + 2 * i)  # a third AS, if the kitty's is one
+
+    referee = new_context().new_page()
+    sign_in(referee, table)
+    item = referee.locator("#queue .queue-item", has_text="重复牌")
+    item.wait_for()
+    assert "底牌" in item.locator(".to-check").inner_text()
+    item.get_by_role("button", name="补录底牌…").click()
+    assert referee.input_value("#kitty-cards") == " ".join(["4S", *kitty[1:]])
+    referee.locator("#kitty-form button[type=submit]").click()
+    referee.wait_for_selector("#kitty-msg.msg-ok")
+    item.wait_for(state="detached")  # the kitty entered: no third AS, nothing to ask
+
+
 def test_the_referee_settles_a_misread_with_the_cameras_runner_up_in_one_click(
     table: Table, new_context: NewContext
 ) -> None:

@@ -16,6 +16,7 @@ from flask import Blueprint, abort, jsonify, request, send_file
 
 from chaodipi.actions import advance_hand, new_match
 from chaodipi.evidence import save_correction
+from chaodipi.hand_fold import with_kitty
 from chaodipi.table_state import check_contract, is_level_pair
 from engine.cards import SEATS, CardError, parse
 from engine.record import load_record
@@ -215,7 +216,7 @@ def kitty() -> Any:
     live = ctx().live
     with live.locked() as state:
         try:
-            load_record({**state.hand.record(), "kitty": cards})
+            load_record(with_kitty(state.hand.record(), cards))
         except ValueError as e:
             raise BadInput(f"底牌无效 / bad kitty: {e}") from None
         return ok(live.append("kitty_entered", {"cards": cards}, actor()))
