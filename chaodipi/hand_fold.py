@@ -57,6 +57,16 @@ def with_kitty(record: Mapping[str, Any], cards: Sequence[str] | None) -> dict[s
     return out
 
 
+def kitty_as_play(record: Mapping[str, Any]) -> dict[str, Any]:
+    """The record's kitty in a play's shape (``cards``, ``unsure``, ``maybe``), for what reads
+    a play's doubt (:func:`runner_up_fixes`)."""
+    return {
+        "cards": list(record.get("kitty") or []),
+        "unsure": list(record.get("kitty_unsure") or []),
+        "maybe": dict(record.get("kitty_maybe") or {}),
+    }
+
+
 def runner_up_fixes(play: Mapping[str, Any]) -> dict[str, list[str]]:
     """For each unsure card of a recorded play with a runner-up read (``maybe``), the play's
     cards with that card read as its runner-up: the referee's one-click correction (none once

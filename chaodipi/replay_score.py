@@ -34,7 +34,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from chaodipi.hand_fold import runner_up_fixes
+from chaodipi.hand_fold import kitty_as_play, runner_up_fixes, with_kitty
 from engine.audit import AuditReport, audit
 from engine.record import load_record
 from vision.game_feed import GameFeed
@@ -340,10 +340,7 @@ def _taking_runner_ups(
 ) -> dict[str, Any]:
     """``record`` with the plays of ``fixes`` (and the ``kitty``, when given) corrected as the
     referee would (sure now)."""
-    out = {**record, "tricks": []}
-    if kitty is not None:
-        out = {k: v for k, v in out.items() if k not in ("kitty_unsure", "kitty_maybe")}
-        out["kitty"] = list(kitty)
+    out = {**(record if kitty is None else with_kitty(record, kitty)), "tricks": []}
     for number, trick in enumerate(record.get("tricks", []), start=1):
         plays = []
         for play in trick["plays"]:
@@ -414,12 +411,7 @@ def score_events(
     kitty_true, kitty_rec = true.get("kitty"), rec.get("kitty")
     kitty_fix = None
     if kitty_true is not None and kitty_rec is not None:
-        kitty_read = {
-            "cards": kitty_rec,
-            "unsure": rec.get("kitty_unsure") or [],
-            "maybe": rec.get("kitty_maybe") or {},
-        }
-        readings = runner_up_readings(kitty_read) if kitty_read["maybe"] else []
+        readings = runner_up_readings(kitty_as_play(rec))
         kitty_fix = next((r for r in readings if multiset(r) == multiset(kitty_true)), None)
     recovered_audit = rec_feed.audit()
     after = recovered_audit

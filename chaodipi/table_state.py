@@ -31,7 +31,14 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from chaodipi.hand_fold import DECISIONS, HandFold, Scored, runner_up_fixes, with_kitty
+from chaodipi.hand_fold import (
+    DECISIONS,
+    HandFold,
+    Scored,
+    kitty_as_play,
+    runner_up_fixes,
+    with_kitty,
+)
 from chaodipi.store import StoredEvent
 from engine.audit import KITTY_READ, AuditReport, UnsureRead, led_the_trick
 from engine.cards import SUITS, other_side, points_of, side_of
@@ -386,12 +393,8 @@ def _unsure_read_rows(
     one with a runner-up (``maybe``) also gets ``fix`` (:func:`runner_up_fixes`)."""
     rows = []
     for read in reads:
-        if read.trick == KITTY_READ:  # the kitty, as a play of the declarer's: enter it again
-            play: dict[str, Any] | None = {
-                "cards": record.get("kitty") or [],
-                "unsure": record.get("kitty_unsure") or [],
-                "maybe": record.get("kitty_maybe") or {},
-            }
+        if read.trick == KITTY_READ:  # the kitty: to enter again
+            play: dict[str, Any] | None = kitty_as_play(record)
         else:
             play = _play_of(record, read.trick, read.seat)
         row = read.to_json() | {"play": [] if play is None else list(play["cards"])}
