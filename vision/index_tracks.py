@@ -28,7 +28,8 @@ grey patches ≥ ``SAME_LOOK``), holding the summed confidence of each identity 
   neither is a card this read holds surely (a card's other corner read weakly as a
   look-alike: 5D's as 3D, runner-up 5D). The kitty zone takes no weak reads (a kitty read
   short is the referee's to enter; completed by a weak read it would be a kitty of eight that
-  no one is asked about, and a kitty names no card in doubt).
+  no one is asked about — its weak card, even marked in doubt, is questioned only where an
+  infraction rests on it).
   Before, an index the classifier read half the time as 10D and half as QD, under the bar
   every other read, came and went (its track died at each weak read and the play never
   settled), and a "10" read at 0.35 every time was never a card at all (the play was reported
