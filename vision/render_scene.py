@@ -45,6 +45,7 @@ from vision.render_plan import Placement
 from vision.synth import card_affine, smooth_noise
 from vision.zones import CARD_H_CM, CARD_W_CM, inward, right_of
 
+BINNED_WIDTH = 2304  # the Camera Module 3's 2 × 2-binned mode (device.picamera_source)
 FILL = 0.94  # table side / shorter image side
 RIM_CM = 3.0  # wooden rim drawn around the marked table top
 
@@ -402,7 +403,13 @@ class Glare:
 
 
 class Photometric:
-    """Per-frame lighting drift, glare, blur and sensor noise (deterministic per seed)."""
+    """Per-frame lighting drift, glare, blur and sensor noise (deterministic per seed).
+
+    Noise (σ 3–5 grey levels) and blur (σ 0.5–0.8 px) are those of the Camera Module 3's
+    2×2-binned 2304 × 1296 mode; a wider frame comes from the full sensor, whose pixels sum no
+    neighbours, so they scale with the width: at 4608 × 2592, σ 6–10 grey levels and 1.0–1.6 px
+    (shot noise per pixel doubles when four pixels are no longer summed; the lens's blur spans
+    twice the pixels). Narrower frames keep the binned mode's figures."""
 
     def __init__(self, rng: np.random.Generator, camera: Camera, duration: float) -> None:
         w, h = camera.size
@@ -412,8 +419,12 @@ class Photometric:
         self.gain_period = float(rng.uniform(8, 25))
         self.gain_amp = float(rng.uniform(0.03, 0.07))
         self.phase = rng.uniform(0, 2 * np.pi, 2)
-        self.blur = float(rng.uniform(0.5, 0.8))
-        sigma = float(rng.uniform(3.0, 5.0))
+        # Noise and softness are drawn for the binned 2304 px wide mode; a wider frame's pixel
+        # is a smaller patch of sensor: noisier (no 2 × 2 sum) and softer in pixels (same lens).
+        sensor = max(1.0, w / BINNED_WIDTH)
+        self.blur = float(rng.uniform(0.5, 0.8)) * sensor
+        self.blur_kernel = (3, 3) if sensor == 1.0 else (0, 0)
+        sigma = float(rng.uniform(3.0, 5.0)) * sensor
         pad = 16
         self.pad = pad
         noise = rng.normal(0, sigma, (h + pad, w + pad, 3)).astype(np.float32)
@@ -470,7 +481,7 @@ class Photometric:
         cv2.add(out, self.noise_pos[dy : dy + h, dx : dx + w], dst=out)
         cv2.subtract(out, self.noise_neg[dy : dy + h, dx : dx + w], dst=out)
         # the lens and the camera's processing soften sensor noise and edges alike
-        return np.asarray(cv2.GaussianBlur(out, (3, 3), self.blur))
+        return np.asarray(cv2.GaussianBlur(out, self.blur_kernel, self.blur))
 
     @staticmethod
     def _glare(img: np.ndarray, g: Glare, k: float) -> None:
