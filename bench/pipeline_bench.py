@@ -1,7 +1,7 @@
 """Whole-pipeline benchmark: per-stage milliseconds on one core and the Pi 5 budget they use.
 
     .venv/bin/python bench/pipeline_bench.py [FOOTAGE] [--model models/card_detector.onnx]
-        [--size 2304x1296] [--fps 10] [--tricks 3] [--decision-fps 4] [--json]
+        [--size 4608x2592] [--fps 10] [--tricks 3] [--decision-fps 4] [--json]
 
 Replays FOOTAGE (a frame folder or video, e.g. one written by ``chaodipi render``) through
 ``chaodipi.pipeline.TablePipeline`` with OpenCV and onnxruntime on one thread; without FOOTAGE

@@ -9,7 +9,7 @@ same as running::
     printf 'play_time_limit_s = 5\\n' > rules.toml
     chaodipi simulate --rules XX --seed 1101 --inject revoke,overtime \\
         --overrides rules.toml --out hand.json
-    chaodipi render hand.json chaodipi/demo/demo.mp4 --seed 7 --max-seconds 68.4
+    chaodipi render hand.json chaodipi/demo/demo.mp4 --seed 7 --max-seconds 68.4 --size 2304x1296
     cp hand.truth.json chaodipi/demo/demo.truth.json
 
 Regenerate with ``python -m chaodipi.demo_clip [OUT_DIR]`` (default: the package's ``demo/``
@@ -25,8 +25,6 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from device.picamera_source import DEFAULT_SIZE as CAMERA_SIZE
-
 DEMO_DIR = Path(__file__).resolve().parent / "demo"
 CLIP_NAME = "demo.mp4"
 CLIP = DEMO_DIR / CLIP_NAME
@@ -37,7 +35,7 @@ INJECT = ("revoke", "overtime")
 OVERRIDES = {"play_time_limit_s": 5}
 RENDER_SEED = 7  # green felt; table, camera pose, layout, hands and lighting
 FPS = 10.0
-SIZE = CAMERA_SIZE  # the Pi camera's default mode, 2304 × 1296
+SIZE = (2304, 1296)  # the Pi camera's binned mode: a quarter of the full sensor's bytes
 MAX_SECONDS = 68.4  # the fifth trick is swept at 67.7 s; the sixth lead's hand reaches in at 68.5 s
 
 CLIP_SUFFIXES = (".mp4", ".record.json", ".truth.jsonl", ".render.json", ".truth.json")

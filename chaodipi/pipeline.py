@@ -66,7 +66,14 @@ import numpy as np
 from chaodipi.config import Calibration, TableConfig, default_config
 from device.source import Frame
 from engine.audit import AuditReport
-from vision.calibration import CalibrationError, calibrate, check_drift, to_image, top_down_view
+from vision.calibration import (
+    CalibrationError,
+    calibrate,
+    check_drift,
+    to_image,
+    top_down_view,
+    warp_view,
+)
 from vision.crops import ReadingSource
 from vision.events import Event, EventLog, KittyEvent, PlayEvent, RecognitionConflictEvent
 from vision.game_feed import GameFeed
@@ -477,7 +484,7 @@ class TablePipeline:
             return self._decide_by_zone(frame, motion)
         with self._timed("warp"):
             to_top, size = top_down_view(self.calibration, self.px_per_cm, self.reading_region_cm)
-            top = cv2.warpPerspective(frame.image, to_top, size, flags=cv2.INTER_LINEAR)
+            top = warp_view(frame.image, to_top, size)
         with self._timed("detect"):
             if getattr(self.detector, "reads_source", False):
                 # Localise on the top-down view, read each index from the camera frame itself.

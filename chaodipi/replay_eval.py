@@ -3,7 +3,7 @@
 This module owns the end-to-end evaluation of the table pipeline::
 
     chaodipi replay-eval --hands N --seed-base S [--rules P] [--out DIR] [--model PATH]
-        [--kinds K,…] [--speedup 4] [--fps 10] [--size 2304x1296] [--decision-fps 4] [--json]
+        [--kinds K,…] [--speedup 4] [--fps 10] [--size 4608x2592] [--decision-fps 4] [--json]
 
 Hand *i* (seed ``S + i``) is simulated with one planted kind from a rotation, its times are
 compressed (:func:`compress_times`), it is rendered with ``vision.render.render_hand`` in the

@@ -43,9 +43,10 @@ SPEC_FORMS = (
 def open_source(spec: str) -> FrameSource:
     """The (not yet opened) source a spec names; see ``SPEC_FORMS``.
 
-    ``picamera`` or ``picamera:2304x1296`` is the Pi camera, digits a webcam index, an
-    ``rtsp://``/``http(s)://`` URL a network stream, an existing directory a frame folder
-    and an existing file a video file. Anything else raises a one-line ``SourceError``.
+    ``picamera`` (its full sensor, 4608 × 2592) or ``picamera:2304x1296`` is the Pi camera,
+    digits a webcam index, an ``rtsp://``/``http(s)://`` URL a network stream, an existing
+    directory a frame folder and an existing file a video file. Anything else raises a
+    one-line ``SourceError``.
     """
     text = spec.strip()
     lowered = text.lower()

@@ -19,10 +19,9 @@ import cv2
 import pytest
 
 from chaodipi import demo_run
-from chaodipi.demo_clip import CLIP, clip_files
+from chaodipi.demo_clip import CLIP, SIZE, clip_files
 from chaodipi.demo_run import ClipFeed, DemoService, clip_paths, truth_camera_events
 from chaodipi.feed import contract_of, read_record
-from device.picamera_source import DEFAULT_SIZE
 from vision.detector import DEFAULT_MODEL
 from vision.events import read_events
 
@@ -136,7 +135,7 @@ def test_the_clip_opens_in_opencv_and_its_files_agree() -> None:
     try:
         assert cap.isOpened()
         assert cap.get(cv2.CAP_PROP_FPS) == pytest.approx(10)
-        width, height = DEFAULT_SIZE  # the Pi camera's default mode
+        width, height = SIZE  # the Pi camera's binned mode
         assert (cap.get(cv2.CAP_PROP_FRAME_WIDTH), cap.get(cv2.CAP_PROP_FRAME_HEIGHT)) == (
             width,
             height,

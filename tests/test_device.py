@@ -138,9 +138,9 @@ def test_write_frame_folder_round_trip(tmp_path: Path) -> None:
 
 def test_open_source_dispatch(tmp_path: Path, video: Path) -> None:
     assert isinstance(open_source("picamera"), PicameraSource)
-    camera = open_source("picamera:4608x2592")
-    assert isinstance(camera, PicameraSource) and camera.size == (4608, 2592)
-    assert open_source("picamera").size == (2304, 1296)  # type: ignore[attr-defined]
+    camera = open_source("picamera:2304x1296")
+    assert isinstance(camera, PicameraSource) and camera.size == (2304, 1296)
+    assert open_source("picamera").size == (4608, 2592)  # type: ignore[attr-defined]
     webcam = open_source("0")
     assert isinstance(webcam, OpenCVSource) and webcam.spec == 0 and webcam.live
     for url in ("rtsp://10.0.0.5:554/live", "http://cam/video.mjpg", "https://x/y"):
@@ -235,12 +235,12 @@ def test_picamera_configures_and_captures(fake_picamera2: types.ModuleType) -> N
         frames = [source.read(), source.read()]
     camera = FakePicamera2.instances[0]
     assert camera.config is not None
-    assert camera.config["main"] == {"size": (2304, 1296), "format": "RGB888"}
+    assert camera.config["main"] == {"size": (4608, 2592), "format": "RGB888"}
     controls = camera.config["controls"]
     assert controls["FrameDurationLimits"] == (100_000, 100_000)
     assert controls["AfMode"] == 0 and controls["LensPosition"] == pytest.approx(0.8)
     assert camera.calls == ["configure", "start", "stop", "close"]
-    assert all(f is not None and f.image.shape == (1296, 2304, 3) for f in frames)
+    assert all(f is not None and f.image.shape == (2592, 4608, 3) for f in frames)
     assert [(f.index, f.t, int(f.image[0, 0, 0])) for f in frames if f] == [
         (0, 100.0, 1),
         (1, 100.5, 2),

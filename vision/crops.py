@@ -171,7 +171,8 @@ def _jittered_crop(rng: np.random.Generator, image: np.ndarray, box: Box) -> np.
 
 def blur_down(rng: np.random.Generator, patch: np.ndarray) -> np.ndarray:
     """Sometimes lose resolution: a far camera or a soft lens shows the index with few pixels
-    (the table camera's 2304 × 1296 frame gives a crop about 34 px across)."""
+    (the table camera's binned 2304 × 1296 mode gives a crop about 34 px across, its full sensor
+    about 68)."""
     if rng.random() < 0.4:
         # Not below ~28 px: smaller, a suit glyph is a few pixels and the label would be a guess.
         low = int(rng.integers(28, CROP_SIZE))

@@ -64,10 +64,11 @@ from vision.render_scene import (
 from vision.zones import SEATS
 
 HELD_OUT_DESIGN = "adrian_kennard"
-CAMERA_SIZE = DEFAULT_SIZE
-"""Footage size by default: the Pi camera's default mode (2304 × 1296, ``device.picamera_source``);
-the table then spans ≈ 13.5 px a cm, a camera ≈ 1.3 m above it (a corner index ≈ 24 px tall)."""
 """The deck design kept out of detector training (training uses procedural + byron_knoll)."""
+CAMERA_SIZE = DEFAULT_SIZE
+"""Footage size by default: the Pi camera's default mode (4608 × 2592, the full sensor,
+``device.picamera_source``); the table then spans ≈ 27 px a cm, a camera ≈ 1.3 m above it (a
+corner index ≈ 48 px tall; ≈ 13.5 px a cm and 24 px in the binned 2304 × 1296 mode)."""
 
 VIDEO_CODECS = {".avi": "MJPG", ".mp4": "mp4v"}
 FRAME_EXT = ".jpg"
@@ -123,7 +124,7 @@ def _check(
         raise RenderError(f"max seconds must be positive (got {max_seconds})")
     w, h = size
     if w < 64 or h < 48 or w > 8192 or h > 8192:
-        raise RenderError(f"frame size {w}x{h} is out of range: use e.g. 2304x1296")
+        raise RenderError(f"frame size {w}x{h} is out of range: use e.g. 4608x2592")
     video, truth, _, _ = _paths(out)
     if video:
         if out.exists():

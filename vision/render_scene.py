@@ -3,8 +3,8 @@
 This module owns how ``chaodipi render`` draws one frame of a ``vision.render_plan`` timeline.
 The camera (:func:`make_camera`) looks down at the table with a slight tilt and roll, fixed per
 render: a homography from table cm to image pixels, the table filling about 94% of the
-frame's shorter side (≈ 13.5 px/cm at the Pi camera's 2304×1296, so a corner index of 1.8 cm is
-≈ 24 px tall; ≈ 10 px/cm at 1280×960). The
+frame's shorter side (≈ 27 px/cm at the Pi camera's 4608×2592, so a corner index of 1.8 cm is
+≈ 48 px tall; ≈ 13.5 px/cm at its binned 2304×1296, ≈ 10 px/cm at 1280×960). The
 static scene (:func:`render_base`: floor, table rim, felt or wood top, the four ArUco markers of
 :func:`vision.calibration.marker_image` on white paper exactly where ``TableGeometry`` puts them)
 is drawn once. Cards are face images from :mod:`vision.faces`, shrunk once per identity to the

@@ -75,7 +75,7 @@ import cv2
 import numpy as np
 
 from chaodipi.config import Calibration
-from vision.calibration import top_down_view
+from vision.calibration import top_down_view, warp_view
 from vision.classes import JOKERS
 from vision.crops import ReadingSource
 from vision.detector import Detection
@@ -349,7 +349,7 @@ class ZoneReader:
         # Warped at twice the scale and area-halved: a warp samples, it does not average, and
         # single camera pixels would let noise and wood grain through.
         to_thumb, (w, h) = top_down_view(calibration, 2 * self.thumb_px_per_cm, self.rects[name])
-        fine = cv2.warpPerspective(image_bgr, to_thumb, (w, h), flags=cv2.INTER_LINEAR)
+        fine = warp_view(image_bgr, to_thumb, (w, h))
         grey = cv2.cvtColor(fine, cv2.COLOR_BGR2GRAY) if fine.ndim == 3 else fine
         return cv2.resize(grey, (max(1, w // 2), max(1, h // 2)), interpolation=cv2.INTER_AREA)
 
@@ -364,7 +364,7 @@ class ZoneReader:
         """The zone's cards, and the card-sized blobs on it that none of them explains."""
         with timer("warp"):
             to_view, size = top_down_view(calibration, self.px_per_cm, self.rects[name])
-            view = cv2.warpPerspective(image_bgr, to_view, size, flags=cv2.INTER_LINEAR)
+            view = warp_view(image_bgr, to_view, size)
         with timer("detect"):
             source = ReadingSource(image_bgr, np.linalg.inv(to_view))
             reads_source = getattr(self.detector, "reads_source", False)
