@@ -127,6 +127,19 @@ def test_a_joker_read_by_a_part_of_its_picture_explains_every_place_it_could_lie
     assert jokers(view, [CardSighting("BJ", [part], 0.95)]) == []
 
 
+def test_a_lone_joker_read_by_a_part_on_a_fan_longer_than_a_card_is_its_top_card() -> None:
+    # Two line-art jesters fanned 1.5 cm apart, the top one boxed by its face: one card cannot
+    # fill the fan, the part's card lies at the fan's right end, and the strip left of it is the
+    # second jester.
+    view, (_, top) = draw_fan(["lines", "lines"])
+    face = (top + 20.0, TOP + 30.0, top + 45.0, TOP + 50.0)
+    assert jokers(view, [CardSighting("SJ", [face], 0.95)]) == ["SJ"]
+    # Read beside an index card, the part may be either card's: nothing is guessed.
+    view, (under, _, top) = draw_fan(["index", "lines", "lines"])
+    face = (top + 20.0, TOP + 30.0, top + 45.0, TOP + 50.0)
+    assert jokers(view, [index_card("4H", under), CardSighting("SJ", [face], 0.95)]) == []
+
+
 def test_a_joker_read_whole_from_a_fans_blob_is_its_top_card_only() -> None:
     # A pair of small jokers read whole from the paper's blob: the box holds both cards, and
     # the strip of the one under it is the second joker.

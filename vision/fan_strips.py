@@ -14,7 +14,8 @@ such strips and reading them, by geometry and colour, not by any one deck's look
   its full span; one seen by one index a card's width from that index (rightward from a left
   index — it may lie under everything to its right —, leftward from an index at the fan's
   right end: the top card's other corner); a joker boxed by a part of its picture every place
-  the card could lie around that part;
+  the card could lie around that part — but as far right as it can when it is the only card
+  read on a fan longer than one card (its picture shows: the top card);
 * a stretch at either end of the fan that no card explains, wider than ``MIN_STRIP_CM``, is
   cards the read missed, one per fan step (the spacing of the read cards' left edges, else
   ``DEFAULT_STEP_CM``). Between read cards a gap shows only a card's width past a left
@@ -229,6 +230,7 @@ def _explained(
     edges of the cards whose left edge is known."""
     spans: list[tuple[float, float]] = []
     lefts: list[float] = []
+    parts: list[tuple[float, float]] = []  # jokers boxed by a part of their picture
     for card in cards:
         indices: list[float] = []
         # Only the card's boxes on this fan: a copy read elsewhere may have been grouped in.
@@ -248,8 +250,7 @@ def _explained(
             elif short_side >= WHOLE_CARD_CM:
                 spans.append((float(u.min()), float(u.max())))  # a card boxed whole
             elif card.identity in JOKERS:
-                # A part of a picture, which part unknown: every place the card could lie.
-                spans.append((float(u.max()) - CARD_W_CM, float(u.min()) + CARD_W_CM))
+                parts.append((float(u.min()), float(u.max())))
             else:
                 indices.append(float(u.mean()))
         if not indices:
@@ -263,7 +264,23 @@ def _explained(
         else:
             spans.append((first - INDEX_INSET_CM, first - INDEX_INSET_CM + CARD_W_CM))
             lefts.append(first - INDEX_INSET_CM)
+    alone = len(parts) == 1 and not spans
+    spans += [_joker_part_span(u_min, u_max, length, alone) for u_min, u_max in parts]
     return spans, lefts
+
+
+def _joker_part_span(u_min: float, u_max: float, length: float, alone: bool) -> tuple[float, float]:
+    """The stretch a joker boxed by a part of its picture (``u_min`` … ``u_max`` along a fan of
+    ``length``, cm from its centre) explains: which part is unknown, so every place the card
+    could lie. But when it is the only card read on a fan longer than one card by a strip, it is
+    the top card (the part was boxed: its picture shows), so it lies as far to the player's right
+    as it can; the strip left of it is another card's (two line-art jesters fanned 1–1.5 cm
+    apart were read as one)."""
+    low, high = u_max - CARD_W_CM, u_min + CARD_W_CM
+    if alone and length - CARD_W_CM >= MIN_STRIP_CM:
+        right = min(high, length / 2)
+        return right - CARD_W_CM, right
+    return low, high
 
 
 def _fan_step(lefts: list[float]) -> float:
