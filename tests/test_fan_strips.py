@@ -67,7 +67,11 @@ def index_card(name: str, left: int, top_card: bool = False) -> CardSighting:
 
 def jokers(view: np.ndarray, cards: list[CardSighting], unread: tuple[Box, ...] = ()) -> list[str]:
     found = hidden_jokers(paper_of(view), view, cards, list(unread), SOUTH_RIGHT, PX)
-    return [card.identity for card in found]
+    return [card.identity for card in found.jokers]
+
+
+def unnamed(view: np.ndarray, cards: list[CardSighting], unread: tuple[Box, ...] = ()) -> int:
+    return hidden_jokers(paper_of(view), view, cards, list(unread), SOUTH_RIGHT, PX).unnamed
 
 
 def test_a_fan_whose_every_card_was_read_has_no_unexplained_strip() -> None:
@@ -78,7 +82,9 @@ def test_a_fan_whose_every_card_was_read_has_no_unexplained_strip() -> None:
 
 def test_a_strip_of_coloured_picture_under_a_fan_is_the_big_joker() -> None:
     view, (_, top) = draw_fan(["coloured", "index"])
-    found = hidden_jokers(paper_of(view), view, [index_card("4C", top, True)], [], SOUTH_RIGHT, PX)
+    found = hidden_jokers(
+        paper_of(view), view, [index_card("4C", top, True)], [], SOUTH_RIGHT, PX
+    ).jokers
     assert [card.identity for card in found] == ["BJ"]
     x0, _, x1, _ = found[0].boxes[0]
     assert x0 >= 115 and x1 <= top + 5  # the strip: from the fan's left end to the 4C's edge
@@ -113,12 +119,25 @@ def test_a_strip_where_the_localiser_was_sure_of_an_index_is_no_joker() -> None:
     assert jokers(view, [index_card("9H", top, True)], unread=(left_index(under),)) == []
 
 
-def test_a_blank_strip_is_found_but_read_as_nothing() -> None:
+def test_a_blank_strip_is_no_joker_but_a_card_no_read_names() -> None:
     view, (_, top) = draw_fan(["blank", "index"])
     cards = [index_card("4C", top, True)]
     strips = unexplained_strips(paper_of(view), view, cards, SOUTH_RIGHT, PX)
     assert len(strips) == 1 and strips[0].identity is None
-    assert jokers(view, cards) == []
+    assert jokers(view, cards) == [] and unnamed(view, cards) == 1
+
+
+def test_an_index_strip_the_classifier_could_not_read_is_a_card_no_read_names() -> None:
+    view, (under, top) = draw_fan(["index", "index"])
+    assert unnamed(view, [index_card("9H", top, True)], unread=(left_index(under),)) == 1
+
+
+def test_a_fan_read_whole_or_its_jokers_leave_no_card_unnamed() -> None:
+    view, (a, b, c) = draw_fan(["index", "index", "index"])
+    cards = [index_card("2S", a), index_card("3S", b), index_card("4S", c, top_card=True)]
+    assert unnamed(view, cards) == 0
+    view, (_, _, top) = draw_fan(["coloured", "lines", "index"])
+    assert unnamed(view, [index_card("4H", top, True)]) == 0
 
 
 def test_a_joker_read_by_a_part_of_its_picture_explains_every_place_it_could_lie() -> None:

@@ -26,8 +26,13 @@ such strips and reading them, by geometry and colour, not by any one deck's look
   issue's "BJ coloured, SJ black"), a strip with colour on its paper (``COLOURED``) is the big
   joker, one with only line work (``INKED``, thin: ``MAX_SOLID_INK``; solid black pips and
   index glyphs of a card whose index went unseen, under a hand, are not) the small one; a
-  blank strip is nothing, and so is one mostly colour or grey (``MOSTLY_MARKED``: no face's
-  paper).
+  blank strip is no joker, and one mostly colour or grey (``MOSTLY_MARKED``: no face's
+  paper) is no card at all;
+* a strip of card face that is no joker (blank, or an index the classifier could not read) is
+  still a card no read names — the BJ under a 7C showing 1.3 cm of paper and a ring of its hat:
+  :func:`hidden_jokers` counts them (``StripReads.unnamed``), and the zone reader then doubts
+  the cards read on that zone, so a short play rests on a card in doubt and is asked about,
+  not asserted.
 
 A strip read this way is the evidence of a card, not of its index: it counts with
 ``STRIP_CONFIDENCE``, below any localised read. Measured on the replay-eval footage (twenty
@@ -40,6 +45,7 @@ import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -86,6 +92,11 @@ class Strip:
         return None
 
     @property
+    def face(self) -> bool:
+        """Whether the strip is a card face's paper (not mostly colour or ink: a back, a sleeve)."""
+        return max(self.coloured, self.inked) <= MOSTLY_MARKED
+
+    @property
     def box(self) -> Box:
         (x0, y0), (x1, y1) = self.polygon.min(axis=0), self.polygon.max(axis=0)
         return float(x0), float(y0), float(x1), float(y1)
@@ -99,6 +110,15 @@ class Strip:
         )
 
 
+class StripReads(NamedTuple):
+    """What the strips of the fans on a zone show: jokers, and how many cards no one can name."""
+
+    jokers: list[CardSighting]
+    unnamed: int
+    """Strips of card face that show no joker (blank, or an index the classifier could not
+    read): a card lies there that no read names, so the fan's play may be short."""
+
+
 def hidden_jokers(
     paper: np.ndarray,
     view_bgr: np.ndarray,
@@ -106,18 +126,20 @@ def hidden_jokers(
     unread_indices: Sequence[Box],
     fan_right: tuple[float, float],
     px_per_cm: float,
-) -> list[CardSighting]:
-    """The jokers fans in ``view_bgr`` show only by a strip (see the module docstring).
+) -> StripReads:
+    """The jokers fans in ``view_bgr`` show only by a strip (see the module docstring), and the
+    number of strips of other cards no read names.
 
     ``paper`` marks card paper on the view (any scale; resized to the view), ``cards`` are the
     cards read there and ``unread_indices`` the boxes the localiser was sure held an index that
     was not read surely (view pixels), ``fan_right`` the player's right in view axes."""
     strips = unexplained_strips(paper, view_bgr, cards, fan_right, px_per_cm)
-    return [
+    jokers = [
         CardSighting(identity, [strip.box], STRIP_CONFIDENCE)
         for strip in strips
         if (identity := strip.identity) is not None and not strip.holds_any(unread_indices)
     ]
+    return StripReads(jokers, sum(strip.face for strip in strips) - len(jokers))
 
 
 def unexplained_strips(

@@ -46,7 +46,9 @@ localiser boxed (a line-art joker's edge may lie off the paper's blob) are one j
 (:func:`one_joker_each`). A joker under the next card of a fan shows only a strip: on a seat's
 zone the ends of a fan that no card read explains are read by :mod:`vision.fan_strips` (the
 localiser's unsure index boxes passed along, so an index card read unsurely is not taken for a
-joker). On a cloth as light as the cards nothing is brighter: no such help there.
+joker); a strip of face that is no joker is a card no read names, and the zone's cards are then
+read in doubt (:func:`doubted`: their play may be short, and what it proves is asked about). On a
+cloth as light as the cards nothing is brighter: no such help there.
 
 A part of a joker's picture the localiser boxes as an index (the held-out deck's jester hat at
 a fan's strip) is read as a court card in doubt — JD at 0.5–0.7, runner-up QD or KD: the
@@ -68,7 +70,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Collection, Sequence
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 import cv2
@@ -79,7 +81,7 @@ from vision.calibration import top_down_view, warp_view
 from vision.classes import JOKERS
 from vision.crops import ReadingSource
 from vision.detector import Detection
-from vision.fan_strips import hidden_jokers
+from vision.fan_strips import STRIP_CONFIDENCE, hidden_jokers
 from vision.grouping import BoxLike, CardSighting, group_cards
 from vision.index_tracks import IndexTracks
 from vision.zones import (
@@ -219,6 +221,12 @@ def picture_in_doubt(card: CardSighting) -> bool:
     if not second or second in JOKERS:
         return True
     return second[:-1] in COURT_RANKS and second[:-1] != card.identity[:-1]
+
+
+def doubted(card: CardSighting) -> CardSighting:
+    """``card`` in doubt: its play shows a strip of a card no read names (its runner-up is no
+    better a guess, so none is offered)."""
+    return replace(card, confidence=min(card.confidence, STRIP_CONFIDENCE), runner_up="")
 
 
 def _inside_point(point: tuple[float, float], outer: Box) -> bool:
@@ -413,7 +421,11 @@ class ZoneReader:
         if name in SEATS and cards:
             with timer("zones"):
                 fan_right = right_of(name)
-                cards += hidden_jokers(paper, view, cards, unread, fan_right, self.px_per_cm)
+                strips = hidden_jokers(paper, view, cards, unread, fan_right, self.px_per_cm)
+                if strips.unnamed:
+                    # A card lies under this play that no read names: the play may be short.
+                    cards = [doubted(card) for card in cards]
+                cards += strips.jokers
         return cards, unexplained
 
     def _joker_parts(
