@@ -453,8 +453,9 @@ halved source still has a pixel a view pixel, so nothing is upsampled). A warp s
 into a 10 px a cm zone view it would skip most pixels, so the view would keep every pixel's
 noise and alias thin lines (a line-art joker's strokes, which the fan-strip reader looks for).
 Halved, the source has the binned mode's scale and noise. The binned mode's 10 px a cm views
-(1.3 source px a view px) are warped as before; its 6 px a cm thumbnails (2.1–2.3) are now
-averaged too."""
+(1.3 source px a view px) are warped as before. (The zone reader's change-test thumbnails do
+their own averaging and skip this: taken of every zone on every decision frame, they cost 8 ms
+a decision here at full resolution through it, `bench/pipeline_bench.py`.)"""
 
 
 def source_px_per_view_px(to_view: np.ndarray, size: tuple[int, int]) -> float:

@@ -357,7 +357,9 @@ class ZoneReader:
         # Warped at twice the scale and area-halved: a warp samples, it does not average, and
         # single camera pixels would let noise and wood grain through.
         to_thumb, (w, h) = top_down_view(calibration, 2 * self.thumb_px_per_cm, self.rects[name])
-        fine = warp_view(image_bgr, to_thumb, (w, h))
+        # (No warp_view here: the halving already averages enough for a change test, and a
+        # thumbnail is taken of every zone on every decision frame.)
+        fine = cv2.warpPerspective(image_bgr, to_thumb, (w, h), flags=cv2.INTER_LINEAR)
         grey = cv2.cvtColor(fine, cv2.COLOR_BGR2GRAY) if fine.ndim == 3 else fine
         return cv2.resize(grey, (max(1, w // 2), max(1, h // 2)), interpolation=cv2.INTER_AREA)
 
