@@ -29,8 +29,9 @@ resolution, with the full sensor's own noise and softness drawn (no 2×2 sum:
 ms of work a decision here where the binned mode costs 39.7 (68 % and 64 % of the Pi 5's
 budget, ``bench/pipeline_bench.py --tricks 2``: warping from a bigger frame, the motion gate's
 first shrink), 36 MB a frame instead of 9 MB (one copy a frame out of Picamera2's buffer), and a
-read-out of at most 14 fps (the service decides 4 times a second). The binned mode, ``picamera:2304x1296``, is still there for a Pi that
-cannot keep up, with a deck whose indices are large and plain.
+read-out of at most 14 fps (the service decides 4 times a second). The binned mode,
+``picamera:2304x1296``, is still there for a Pi that cannot keep up, with a deck whose indices
+are large and plain.
 
 Frames come from a continuous video stream (``create_video_configuration``) in the
 ``RGB888`` format, which Picamera2 delivers as ``[B, G, R]`` bytes: OpenCV's order. Each is
