@@ -458,24 +458,19 @@ their own averaging and skip this: taken of every zone on every decision frame, 
 a decision here at full resolution through it, `bench/pipeline_bench.py`.)"""
 
 
-def source_px_per_view_px(to_view: np.ndarray, size: tuple[int, int]) -> float:
-    """How many source pixels one view pixel spans at the view's centre (the smaller axis)."""
-    w, h = size
-    probe = np.array([[[w / 2, h / 2]], [[w / 2 + 1, h / 2]], [[w / 2, h / 2 + 1]]])
-    src = cv2.perspectiveTransform(probe, np.linalg.inv(to_view)).reshape(3, 2)
-    return float(min(np.linalg.norm(src[1] - src[0]), np.linalg.norm(src[2] - src[0])))
-
-
 def warp_view(image: np.ndarray, to_view: np.ndarray, size: tuple[int, int]) -> np.ndarray:
     """``cv2.warpPerspective(image, to_view, size)`` (bilinear) that averages instead of skipping
     pixels when the source is much finer than the view: the part of ``image`` the view covers
     is area-halved until under :data:`SHRINK_FROM` source pixels a view pixel, then warped."""
-    ratio = source_px_per_view_px(to_view, size)
+    w, h = size
+    # the view's centre and its two neighbours, then its corners, in source pixels
+    probe = [[w / 2, h / 2], [w / 2 + 1, h / 2], [w / 2, h / 2 + 1], [0, 0], [w, 0], [w, h], [0, h]]
+    points = np.array(probe, dtype=np.float64).reshape(-1, 1, 2)
+    src = cv2.perspectiveTransform(points, np.linalg.inv(to_view)).reshape(-1, 2)
+    ratio = float(min(np.linalg.norm(src[1] - src[0]), np.linalg.norm(src[2] - src[0])))
     if ratio < SHRINK_FROM:
         return cv2.warpPerspective(image, to_view, size, flags=cv2.INTER_LINEAR)
-    w, h = size
-    corners = np.array([[[0.0, 0.0]], [[w, 0.0]], [[w, h]], [[0.0, h]]])
-    src = cv2.perspectiveTransform(corners, np.linalg.inv(to_view)).reshape(4, 2)
+    src = src[3:]
     k = 1
     while ratio / k >= SHRINK_FROM:
         k *= 2
