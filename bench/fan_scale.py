@@ -28,7 +28,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from chaodipi.config import Calibration, TableGeometry, ZoneConfig
-from vision.calibration import top_down_view
+from vision.calibration import top_down_view, warp_view
 from vision.crops import ReadingSource
 from vision.detector import DEFAULT_MODEL, CardDetector
 from vision.grouping import group_cards
@@ -63,7 +63,7 @@ def read_plays(
     region = zones.reading_region_cm()
     warp_ppc = max(10.0, scale)
     to_top, size = top_down_view(calibration, warp_ppc, region)
-    top = cv2.warpPerspective(image, to_top, size, flags=cv2.INTER_LINEAR)
+    top = warp_view(image, to_top, size)
     detector.size = int(round(max(size) * scale / warp_ppc / 32) * 32)
     dets = detector.detect(top, tiles=1, source=ReadingSource(image, np.linalg.inv(to_top)))
     by_seat: dict[str, list[str]] = collections.defaultdict(list)
