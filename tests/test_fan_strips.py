@@ -31,7 +31,8 @@ def right_index(left: int) -> Box:
 
 
 def draw_fan(faces: list[str], first_left: int = 120) -> tuple[np.ndarray, list[int]]:
-    """A fan of ``faces`` (``index``, ``coloured``, ``lines``, ``pips``, ``blank``), bottom first;
+    """A fan of ``faces`` (``index``, ``coloured``, ``ring``, ``lines``, ``pips``, ``blank``),
+    bottom first;
     the view and each card's left edge."""
     view = np.full((300, 400, 3), CLOTH, np.uint8)
     lefts = [first_left + i * STEP for i in range(len(faces))]
@@ -45,6 +46,9 @@ def draw_fan(faces: list[str], first_left: int = 120) -> tuple[np.ndarray, list[
             cv2.circle(view, (left + 9, TOP + 25), 5, (40, 40, 220), cv2.FILLED)
             cv2.circle(view, (left + 12, TOP + 45), 6, (40, 200, 240), cv2.FILLED)
             cv2.circle(view, (left + 8, TOP + 70), 5, (40, 40, 220), cv2.FILLED)
+        elif face == "ring":  # a bell's thin light-blue ring: a hue, but little saturation
+            cv2.circle(view, (left + 8, TOP + 20), 4, (235, 200, 185), 1, cv2.LINE_AA)
+            cv2.circle(view, (left + 8, TOP + 60), 4, (235, 200, 185), 1, cv2.LINE_AA)
         elif face == "lines":  # the same jester, drawn in thin lines
             cv2.circle(view, (left + 9, TOP + 25), 5, (120, 120, 120), 1)
             cv2.circle(view, (left + 14, TOP + 45), 8, (120, 120, 120), 1)
@@ -88,6 +92,15 @@ def test_a_strip_of_coloured_picture_under_a_fan_is_the_big_joker() -> None:
     assert [card.identity for card in found] == ["BJ"]
     x0, _, x1, _ = found[0].boxes[0]
     assert x0 >= 115 and x1 <= top + 5  # the strip: from the fan's left end to the 4C's edge
+
+
+def test_a_strip_showing_only_a_thin_pale_coloured_ring_is_the_big_joker() -> None:
+    # The BJ under a 7C (hand 3002): a bell's blue ring, its saturation lost at 10 px a cm.
+    view, (_, top) = draw_fan(["ring", "index"])
+    cards = [index_card("7C", top, True)]
+    strips = unexplained_strips(paper_of(view), view, cards, SOUTH_RIGHT, PX)
+    assert len(strips) == 1 and strips[0].coloured < 0.012 < strips[0].tinted
+    assert jokers(view, cards) == ["BJ"]
 
 
 def test_a_strip_of_line_drawing_is_the_small_joker() -> None:

@@ -23,16 +23,17 @@ such strips and reading them, by geometry and colour, not by any one deck's look
 * a missed strip is a joker only when it looks like one. One holding a box the localiser was
   sure of (an index read unsurely: ``CardDetector.detect(unread=...)``) is an index card and is
   left unread rather than guessed. By the convention of the decks these tournaments use (the
-  issue's "BJ coloured, SJ black"), a strip with colour on its paper (``COLOURED``) is the big
-  joker, one with only line work (``INKED``, thin: ``MAX_SOLID_INK``; solid black pips and
+  issue's "BJ coloured, SJ black"), a strip with colour on its paper is the big joker —
+  saturated colour (``COLOURED``), or a hue off the paper's (``TINTED``: the thin blue ring of a
+  bell, all a BJ under a 7C showed, keeps its hue at 10 px a cm but not its saturation) —, one
+  with only line work (``INKED``, thin: ``MAX_SOLID_INK``; solid black pips and
   index glyphs of a card whose index went unseen, under a hand, are not) the small one; a
   blank strip is no joker, and one mostly colour or grey (``MOSTLY_MARKED``: no face's
   paper) is no card at all;
 * a strip of card face that is no joker (blank, or an index the classifier could not read) is
-  still a card no read names — the BJ under a 7C showing 1.3 cm of paper and a ring of its hat:
-  :func:`hidden_jokers` counts them (``StripReads.unnamed``), and the zone reader then doubts
-  the cards read on that zone, so a short play rests on a card in doubt and is asked about,
-  not asserted.
+  still a card no read names: :func:`hidden_jokers` counts them (``StripReads.unnamed``),
+  and the zone reader then doubts the cards read on that zone, so a short play rests on a card
+  in doubt and is asked about, not asserted.
 
 A strip read this way is the evidence of a card, not of its index: it counts with
 ``STRIP_CONFIDENCE``, below any localised read. Measured on the replay-eval footage (twenty
@@ -62,7 +63,10 @@ WHOLE_JOKER_CM = 5.0  # … and a joker's, not a part of its picture (a collar 3
 DEFAULT_STEP_CM = 1.55
 STEP_RANGE_CM = (0.8, 4.0)  # read cards' left edges this far apart are fan neighbours
 EDGE_CM = 0.25  # paper eroded before looking at colour: a card's edge and shadow are grey
-COLOURED = 0.012  # share of a strip's paper in saturated colour: the big joker
+COLOURED = 0.012  # share of a strip's paper in saturated colour: the big joker …
+TINTED = 0.012  # … or tinted (Lab chroma off the paper's): a thin coloured line keeps its hue
+TINT_CHROMA = 10  # at 10 px a cm but not its saturation (the BJ's blue bell ring under a 7C)
+TINT_MIN_VALUE = 60  # not the dark core of black ink, whose fringes may carry chroma
 STRIP_INSET_CM = 0.15  # a strip is looked at this far in from its ends
 INKED = 0.02  # share in line work (no colour), INK_BELOW_WHITE under the paper: small joker
 INK_BELOW_WHITE = 20  # grey levels: a line drawing at 10 px a cm is thin and light
@@ -79,13 +83,14 @@ class Strip:
     coloured: float
     inked: float
     solid_ink: float = 0.0  # share of the inked pixels inside a 3 × 3 block of ink
+    tinted: float = 0.0  # share whose colour lies off the paper's (``TINT_CHROMA``)
 
     @property
     def identity(self) -> str | None:
         """``BJ``, ``SJ``, or ``None`` for a strip that shows neither (blank, or no paper)."""
         if max(self.coloured, self.inked) > MOSTLY_MARKED:
             return None
-        if self.coloured >= COLOURED:
+        if self.coloured >= COLOURED or self.tinted >= TINTED:
             return "BJ"
         if self.inked >= INKED and self.solid_ink <= MAX_SOLID_INK:
             return "SJ"
@@ -154,6 +159,8 @@ def unexplained_strips(
     n, labels, stats, _ = cv2.connectedComponentsWithStats(paper)
     hsv = cv2.cvtColor(view_bgr, cv2.COLOR_BGR2HSV)
     saturation, value = hsv[..., 1].astype(np.int32), hsv[..., 2].astype(np.int32)
+    lab = cv2.cvtColor(view_bgr, cv2.COLOR_BGR2LAB).astype(np.int32)
+    chroma = lab[..., 1:] - 128
     strips: list[Strip] = []
     for label in range(1, n):
         if stats[label, cv2.CC_STAT_AREA] < 0.4 * CARD_W_CM * CARD_H_CM * px_per_cm**2:
@@ -177,7 +184,9 @@ def unexplained_strips(
                 # Looked at short of its ends: the neighbour's colour bleeds over the edge.
                 inset = min(STRIP_INSET_CM, (u1 - u0) / 4)
                 looked = _rectangle(centre, along, across, u0 + inset, u1 - inset, breadth)
-                strips.append(_strip(polygon, looked * px_per_cm, inside, saturation, value))
+                strips.append(
+                    _strip(polygon, looked * px_per_cm, inside, saturation, value, chroma)
+                )
     return strips
 
 
@@ -330,9 +339,11 @@ def _strip(
     paper: np.ndarray,
     saturation: np.ndarray,
     value: np.ndarray,
+    chroma: np.ndarray,
 ) -> Strip:
-    """The strip at ``polygon``: its share of coloured and of dark-inked pixels over its paper
-    inside ``looked`` (``saturation`` and ``value``: the view's HSV channels)."""
+    """The strip at ``polygon``: its share of coloured, tinted and dark-inked pixels over its
+    paper inside ``looked`` (``saturation`` and ``value``: the view's HSV channels; ``chroma``:
+    its Lab a*, b*, centred on grey)."""
     region = np.zeros(paper.shape, np.uint8)
     cv2.fillPoly(region, [np.round(looked).astype(np.int32)], 255)
     on = (region > 0) & (paper > 0)
@@ -343,5 +354,9 @@ def _strip(
     inked = on & ~coloured & (value < white - INK_BELOW_WHITE)
     ink_core = cv2.erode(inked.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
     solid = float(ink_core.sum() / inked.sum()) if inked.any() else 0.0
+    ab = chroma[on]
+    off_paper = np.hypot(*(ab - np.median(ab, axis=0)).T) > TINT_CHROMA
+    tinted = float((off_paper & (value[on] >= TINT_MIN_VALUE)).sum())
     area = float(on.sum())
-    return Strip(polygon, float(coloured.sum() / area), float(inked.sum() / area), solid)
+    shares = (float(coloured.sum() / area), float(inked.sum() / area))
+    return Strip(polygon, *shares, solid, tinted / area)
