@@ -11,9 +11,10 @@ trick is swept, so:
 * every zone (the four seats' play areas and the centre) has a rectangle: its bounds grown by
   ``margin_cm`` (:data:`vision.zones.READING_MARGIN_CM`), clipped to the table;
 * on each decision frame a small grey *thumbnail* of every zone (``thumb_px_per_cm``) is
-  compared with the one taken at that zone's last read. Unchanged (fewer than
-  ``min_changed_cm2`` of pixels differ by more than ``change_threshold`` grey levels): the
-  last read stands. Matching the thumbnail of the zone's last confirmed *empty* read: the zone
+  compared with the one taken at that zone's last read, brought to the same light (the ratio
+  of their medians: light drifting over the table scales the zone alike). Unchanged (fewer
+  than ``min_changed_cm2`` of pixels differ by more than ``change_threshold`` grey levels):
+  the last read stands. Matching the thumbnail of the zone's last confirmed *empty* read: the zone
   is empty again (a swept trick costs no detector pass);
 * changed zones are read: warped top-down at ``px_per_cm`` from the camera frame, localised in
   one pass at that scale (``native``), each index read from the camera frame itself
@@ -157,6 +158,13 @@ class _Memo:
     cards: list[CardSighting] = field(default_factory=list)
     read_t: float = float("-inf")
     confirmed: bool = False  # the last two reads agreed (or the zone looks empty again)
+    confirmed_cards: list[str] = field(default_factory=list)  # identities when last confirmed
+
+    @property
+    def news(self) -> bool:
+        """Whether the last read found other cards than the last confirmed one: a play landing
+        or a trick swept, which the tracker must see again soon to accept it."""
+        return _identities(self.cards) != self.confirmed_cards
 
 
 @dataclass(frozen=True)
@@ -248,8 +256,23 @@ def _identities(cards: Sequence[CardSighting]) -> list[str]:
 
 
 def _changed(a: np.ndarray, b: np.ndarray, threshold: int, min_pixels: int) -> bool:
-    _, moved = cv2.threshold(cv2.absdiff(a, b), threshold, 255, cv2.THRESH_BINARY)
+    """Whether ``min_pixels`` of thumbnail ``a`` differ from ``b`` by more than ``threshold``
+    once ``b`` is brought to ``a``'s light (:func:`relit`)."""
+    _, moved = cv2.threshold(cv2.absdiff(a, relit(b, a)), threshold, 255, cv2.THRESH_BINARY)
     return bool(cv2.countNonZero(moved) >= min_pixels)
+
+
+def relit(b: np.ndarray, a: np.ndarray) -> np.ndarray:
+    """Thumbnail ``b`` under ``a``'s light: scaled by the ratio of their medians (the cloth,
+    which covers most of a zone). Light drifting over the table (a cloud, a lamp warming up)
+    scales every pixel alike; at ±7 % it moved card paper by more than the change threshold,
+    so every zone "changed" and was read again, and with two reads a frame a play landing then
+    was seen too seldom to be accepted before the sweep (hand 4003 trick 1). A card or a hand
+    still differs: it changes a part of the zone, not its median."""
+    median_a, median_b = float(np.median(a)), float(np.median(b))
+    if median_b < 1 or abs(median_a - median_b) < 1:
+        return b
+    return cv2.convertScaleAbs(b, alpha=median_a / median_b)
 
 
 class ZoneReader:
@@ -315,14 +338,20 @@ class ZoneReader:
                         unconfirmed.append((name, thumb))
                 elif memo.empty_thumb is not None and not self._differs(thumb, memo.empty_thumb):
                     memo.thumb, memo.cards, memo.confirmed = thumb, [], True
+                    memo.confirmed_cards = []
                     self._tracks[name].clear()
                     kept.append(name)
                 else:
                     changed.append((name, thumb))
                     memo.confirmed = False
-        changed.sort(key=lambda nt: self._memo[nt[0]].read_t)
-        unconfirmed.sort(key=lambda nt: self._memo[nt[0]].read_t)
-        queue = changed + unconfirmed
+        # News first (a play being confirmed: the sweep may come within 2 s), then changed
+        # zones, then unconfirmed ones; each the least recently read first. Without it, light
+        # changing over zones whose plays stood long ago (a glare fading) took the budget from
+        # a play that had just landed, and the play was swept unaccepted (hand 4003 trick 1).
+        waiting = [(name, thumb, False) for name, thumb in changed]
+        waiting += [(name, thumb, True) for name, thumb in unconfirmed]
+        waiting.sort(key=lambda w: (not self._memo[w[0]].news, w[2], self._memo[w[0]].read_t))
+        queue = [(name, thumb) for name, thumb, _ in waiting]
         now, later = queue[: self.max_reads], queue[self.max_reads :]
         for name, thumb in now:
             memo = self._memo[name]
@@ -337,6 +366,8 @@ class ZoneReader:
             # under a new light): no second read, the next lead may come within 0.6 s.
             clean_empty = not memo.cards and not unexplained and memo.empty_thumb is not None
             memo.confirmed = agreed or clean_empty
+            if memo.confirmed:
+                memo.confirmed_cards = _identities(memo.cards)
             memo.thumb, memo.read_t = thumb, t
             quiet = still is None or name in still
             if memo.confirmed and not memo.cards and not unexplained and quiet:
