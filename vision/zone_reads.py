@@ -29,8 +29,10 @@ trick is swept, so:
   of its threshold must not be locked in, or out, by one unlucky read) — except an empty read
   of a zone with a known empty look and no card-sized blob against it (a swept trick under a
   changed light: the next lead can land within 0.6 s, there is no time for second reads);
-* at most ``max_reads`` zones are read a frame (changed zones first, then unconfirmed ones,
-  each the least recently read first), which bounds the worst frame; a zone left unread, or
+* at most ``max_reads`` zones are read a frame (first the zones whose last read found other
+  cards than they last confirmed — a play landing, a trick swept: the tracker must see them
+  again soon —, then changed zones, then unconfirmed ones, each the least recently read
+  first), which bounds the worst frame; a zone left unread, or
   one a hand occludes (``skip``), is reported in ``unread`` and the caller must not count it
   as seen this frame.
 
