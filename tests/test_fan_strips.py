@@ -12,6 +12,7 @@ import numpy as np
 
 from vision.fan_strips import hidden_jokers, unexplained_strips
 from vision.grouping import Box, CardSighting
+from vision.zone_reads import read_fan
 from vision.zones import right_of
 
 PX = 10.0
@@ -31,8 +32,8 @@ def right_index(left: int) -> Box:
 
 
 def draw_fan(faces: list[str], first_left: int = 120) -> tuple[np.ndarray, list[int]]:
-    """A fan of ``faces`` (``index``, ``coloured``, ``ring``, ``lines``, ``pips``, ``blank``),
-    bottom first;
+    """A fan of ``faces`` (``index``, ``coloured``, ``collar``, ``ring``, ``lines``, ``pips``,
+    ``blank``), bottom first;
     the view and each card's left edge."""
     view = np.full((300, 400, 3), CLOTH, np.uint8)
     lefts = [first_left + i * STEP for i in range(len(faces))]
@@ -46,6 +47,8 @@ def draw_fan(faces: list[str], first_left: int = 120) -> tuple[np.ndarray, list[
             cv2.circle(view, (left + 9, TOP + 25), 5, (40, 40, 220), cv2.FILLED)
             cv2.circle(view, (left + 12, TOP + 45), 6, (40, 200, 240), cv2.FILLED)
             cv2.circle(view, (left + 8, TOP + 70), 5, (40, 40, 220), cv2.FILLED)
+        elif face == "collar":  # colour only along the strip's right edge (a collar's points)
+            cv2.rectangle(view, (left + 11, TOP + 20), (left + 14, TOP + 80), (40, 40, 220), -1)
         elif face == "ring":  # a bell's thin light-blue ring: a hue, but little saturation
             cv2.circle(view, (left + 8, TOP + 20), 4, (235, 200, 185), 1, cv2.LINE_AA)
             cv2.circle(view, (left + 8, TOP + 60), 4, (235, 200, 185), 1, cv2.LINE_AA)
@@ -184,3 +187,25 @@ def test_a_blob_that_is_not_one_card_high_is_no_fan() -> None:
     view = np.full((300, 400, 3), CLOTH, np.uint8)
     cv2.rectangle(view, (50, 100), (350, 130), (245, 245, 245), cv2.FILLED)  # a white sleeve
     assert jokers(view, [CardSighting("AS", [(60.0, 103.0, 69.0, 121.0)], 0.9)]) == []
+
+
+def test_a_court_card_read_in_doubt_on_a_strip_of_picture_gives_way_to_the_jokers() -> None:
+    # Hand 4009: two BJs under a 2D, the second one's collar read JD 0.6 (runner-up QD). Read
+    # so, a card's width from it is explained and the blank margin left of it is a card no
+    # read names; without the JD the fan's two strips are both BJ.
+    view, (a, _, top) = draw_fan(["collar", "collar", "index"])
+    collar = CardSighting("JD", [(a + 13.0, TOP + 30.0, a + 21.0, TOP + 50.0)], 0.6, runner_up="QD")
+    cards = [collar, index_card("2D", top, True)]
+    assert hidden_jokers(paper_of(view), view, cards, [], SOUTH_RIGHT, PX).unnamed == 1
+    read, strips = read_fan(paper_of(view), view, cards, [], SOUTH_RIGHT, PX)
+    assert [c.identity for c in read] == ["2D"] and strips.unnamed == 0
+    assert [card.identity for card in strips.jokers] == ["BJ", "BJ"]
+
+
+def test_a_court_card_read_surely_keeps_its_place_in_the_fan() -> None:
+    view, (_, b, top) = draw_fan(["coloured", "index", "index"])
+    jack = CardSighting("JD", [left_index(b)], 0.95, runner_up="QD")
+    cards = [jack, index_card("2D", top, True)]
+    read, strips = read_fan(paper_of(view), view, cards, [], SOUTH_RIGHT, PX)
+    assert [c.identity for c in read] == ["JD", "2D"]
+    assert [card.identity for card in strips.jokers] == ["BJ"]

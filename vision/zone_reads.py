@@ -84,7 +84,7 @@ from vision.calibration import top_down_view, warp_view
 from vision.classes import JOKERS
 from vision.crops import ReadingSource
 from vision.detector import Detection
-from vision.fan_strips import STRIP_CONFIDENCE, hidden_jokers
+from vision.fan_strips import STRIP_CONFIDENCE, StripReads, hidden_jokers
 from vision.grouping import BoxLike, CardSighting, group_cards
 from vision.index_tracks import IndexTracks
 from vision.zones import (
@@ -231,6 +231,29 @@ def picture_in_doubt(card: CardSighting) -> bool:
     if not second or second in JOKERS:
         return True
     return second[:-1] in COURT_RANKS and second[:-1] != card.identity[:-1]
+
+
+def read_fan(
+    paper: np.ndarray,
+    view: np.ndarray,
+    cards: list[CardSighting],
+    unread: Sequence[Box],
+    fan_right: tuple[float, float],
+    px_per_cm: float,
+) -> tuple[list[CardSighting], StripReads]:
+    """A seat zone's ``cards`` and what its fans' strips show
+    (:func:`vision.fan_strips.hidden_jokers`). A court card read in doubt may be a part of a
+    joker's picture (the strips of two BJs under a 2D, one read JD 0.6): when the fan without
+    it names every strip it shows, and as more jokers than with it, that reading is taken —
+    its jokers are strip reads, in doubt, so what they prove is asked about."""
+    strips = hidden_jokers(paper, view, cards, unread, fan_right, px_per_cm)
+    pictures = [card for card in cards if picture_in_doubt(card)]
+    if strips.unnamed and pictures:
+        rest = [card for card in cards if not any(card is p for p in pictures)]
+        alt = hidden_jokers(paper, view, rest, unread, fan_right, px_per_cm)
+        if not alt.unnamed and len(alt.jokers) > len(strips.jokers):
+            return rest, alt
+    return cards, strips
 
 
 def doubted(card: CardSighting) -> CardSighting:
@@ -456,7 +479,7 @@ class ZoneReader:
         if name in SEATS and cards:
             with timer("zones"):
                 fan_right = right_of(name)
-                strips = hidden_jokers(paper, view, cards, unread, fan_right, self.px_per_cm)
+                cards, strips = read_fan(paper, view, cards, unread, fan_right, self.px_per_cm)
                 if strips.unnamed:
                     # A card lies under this play that no read names: the play may be short.
                     cards = [doubted(card) for card in cards]
