@@ -290,10 +290,11 @@ def _changed(a: np.ndarray, b: np.ndarray, threshold: int, min_pixels: int) -> b
 def relit(b: np.ndarray, a: np.ndarray) -> np.ndarray:
     """Thumbnail ``b`` under ``a``'s light: scaled by the ratio of their medians (the cloth,
     which covers most of a zone). Light drifting over the table (a cloud, a lamp warming up)
-    scales every pixel alike; at ±7 % it moved card paper by more than the change threshold,
-    so every zone "changed" and was read again, and with two reads a frame a play landing then
-    was seen too seldom to be accepted before the sweep (hand 4003 trick 1). A card or a hand
-    still differs: it changes a part of the zone, not its median."""
+    scales every pixel alike: at ±7 % card paper moves by up to 17 grey levels, near the change
+    threshold, and the zone would be read again for nothing, taking reads from zones where
+    cards land. A card or a hand still differs: it changes a part of the zone, not its
+    median. (A glare fading over a part of a zone is a change; the read budget's order keeps
+    it from starving a landing play.)"""
     median_a, median_b = float(np.median(a)), float(np.median(b))
     if median_b < 1 or abs(median_a - median_b) < 1:
         return b
