@@ -151,12 +151,26 @@ class WholeCardReader(Protocol):
     ) -> list[tuple[str, float]]: ...
 
 
+@dataclass(frozen=True)
+class Thumbnail:
+    """A zone's small grey look on one decision frame, with its median grey (its light: the
+    cloth covers most of a zone), taken once — each thumbnail is compared up to three times a
+    frame."""
+
+    grey: np.ndarray
+    median: float
+
+    @classmethod
+    def of(cls, grey: np.ndarray) -> Thumbnail:
+        return cls(grey, float(np.median(grey)))
+
+
 @dataclass
 class _Memo:
     """What the reader remembers of one zone."""
 
-    thumb: np.ndarray | None = None  # the thumbnail at the last read
-    empty_thumb: np.ndarray | None = None  # at the last confirmed read that found nothing
+    thumb: Thumbnail | None = None  # the thumbnail at the last read
+    empty_thumb: Thumbnail | None = None  # at the last confirmed read that found nothing
     cards: list[CardSighting] = field(default_factory=list)
     read_t: float = float("-inf")
     confirmed: bool = False  # the last two reads agreed (or the zone looks empty again)
@@ -280,14 +294,15 @@ def _identities(cards: Sequence[CardSighting]) -> list[str]:
     return sorted(c.identity for c in cards)
 
 
-def _changed(a: np.ndarray, b: np.ndarray, threshold: int, min_pixels: int) -> bool:
+def _changed(a: Thumbnail, b: Thumbnail, threshold: int, min_pixels: int) -> bool:
     """Whether ``min_pixels`` of thumbnail ``a`` differ from ``b`` by more than ``threshold``
     once ``b`` is brought to ``a``'s light (:func:`relit`)."""
-    _, moved = cv2.threshold(cv2.absdiff(a, relit(b, a)), threshold, 255, cv2.THRESH_BINARY)
+    difference = cv2.absdiff(a.grey, relit(b, a))
+    _, moved = cv2.threshold(difference, threshold, 255, cv2.THRESH_BINARY)
     return bool(cv2.countNonZero(moved) >= min_pixels)
 
 
-def relit(b: np.ndarray, a: np.ndarray) -> np.ndarray:
+def relit(b: Thumbnail, a: Thumbnail) -> np.ndarray:
     """Thumbnail ``b`` under ``a``'s light: scaled by the ratio of their medians (the cloth,
     which covers most of a zone). Light drifting over the table (a cloud, a lamp warming up)
     scales every pixel alike: at ±7 % card paper moves by up to 17 grey levels, near the change
@@ -295,10 +310,9 @@ def relit(b: np.ndarray, a: np.ndarray) -> np.ndarray:
     cards land. A card or a hand still differs: it changes a part of the zone, not its
     median. (A glare fading over a part of a zone is a change; the read budget's order keeps
     it from starving a landing play.)"""
-    median_a, median_b = float(np.median(a)), float(np.median(b))
-    if median_b < 1 or abs(median_a - median_b) < 1:
-        return b
-    return cv2.convertScaleAbs(b, alpha=median_a / median_b)
+    if b.median < 1 or abs(a.median - b.median) < 1:
+        return b.grey
+    return cv2.convertScaleAbs(b.grey, alpha=a.median / b.median)
 
 
 class ZoneReader:
@@ -349,8 +363,8 @@ class ZoneReader:
         cards' paper would be learnt as the cloth)."""
         timer: Timer = timed or (lambda _stage: nullcontext())
         kept: list[str] = []
-        changed: list[tuple[str, np.ndarray]] = []
-        unconfirmed: list[tuple[str, np.ndarray]] = []  # unchanged, but one read only
+        changed: list[tuple[str, Thumbnail]] = []
+        unconfirmed: list[tuple[str, Thumbnail]] = []  # unchanged, but one read only
         with timer("warp"):
             for name in ZONE_NAMES:
                 if name in skip:
@@ -407,10 +421,10 @@ class ZoneReader:
             unread=tuple(unread),
         )
 
-    def _differs(self, a: np.ndarray, b: np.ndarray) -> bool:
+    def _differs(self, a: Thumbnail, b: Thumbnail) -> bool:
         return _changed(a, b, self.change_threshold, self.min_changed_px)
 
-    def _thumb(self, image_bgr: np.ndarray, calibration: Calibration, name: str) -> np.ndarray:
+    def _thumb(self, image_bgr: np.ndarray, calibration: Calibration, name: str) -> Thumbnail:
         # Warped at twice the scale and area-halved: a warp samples, it does not average, and
         # single camera pixels would let noise and wood grain through.
         to_thumb, (w, h) = top_down_view(calibration, 2 * self.thumb_px_per_cm, self.rects[name])
@@ -418,7 +432,8 @@ class ZoneReader:
         # thumbnail is taken of every zone on every decision frame.)
         fine = cv2.warpPerspective(image_bgr, to_thumb, (w, h), flags=cv2.INTER_LINEAR)
         grey = cv2.cvtColor(fine, cv2.COLOR_BGR2GRAY) if fine.ndim == 3 else fine
-        return cv2.resize(grey, (max(1, w // 2), max(1, h // 2)), interpolation=cv2.INTER_AREA)
+        halved = cv2.resize(grey, (max(1, w // 2), max(1, h // 2)), interpolation=cv2.INTER_AREA)
+        return Thumbnail.of(halved)
 
     def _read_zone(
         self,
@@ -426,7 +441,7 @@ class ZoneReader:
         calibration: Calibration,
         name: str,
         timer: Timer,
-        thumb: np.ndarray,
+        thumb: Thumbnail,
     ) -> tuple[list[CardSighting], list[Box]]:
         """The zone's cards, and the card-sized blobs on it that none of them explains."""
         with timer("warp"):
@@ -454,7 +469,7 @@ class ZoneReader:
         empty = self._memo[name].empty_thumb
         if empty is None:
             return cards, []
-        paper = self._paper(thumb, empty)
+        paper = self._paper(thumb.grey, empty.grey)
         in_doubt = [card for card in cards if picture_in_doubt(card)]
         explained = [c.centre for c in seen if not any(c is d for d in in_doubt)]
         unexplained = self._unexplained(paper, explained, name)
