@@ -31,12 +31,15 @@ def right_index(left: int) -> Box:
     return (left + W - 11.0, TOP + H - 21.0, left + W - 2.0, TOP + H - 3.0)
 
 
-def draw_fan(faces: list[str], first_left: int = 120) -> tuple[np.ndarray, list[int]]:
+def draw_fan(
+    faces: list[str], first_left: int = 120, steps: list[int] | None = None
+) -> tuple[np.ndarray, list[int]]:
     """A fan of ``faces`` (``index``, ``coloured``, ``collar``, ``ring``, ``lines``, ``pips``,
-    ``blank``), bottom first;
+    ``hat_edge``, ``blank``), bottom first, ``steps`` px apart (default ``STEP``);
     the view and each card's left edge."""
     view = np.full((300, 400, 3), CLOTH, np.uint8)
-    lefts = [first_left + i * STEP for i in range(len(faces))]
+    steps = steps or [STEP] * (len(faces) - 1)
+    lefts = [first_left + sum(steps[:i]) for i in range(len(faces))]
     for face, left in zip(faces, lefts, strict=True):
         cv2.rectangle(view, (left, TOP), (left + W, TOP + H), (245, 245, 245), cv2.FILLED)
         cv2.rectangle(view, (left, TOP), (left + W, TOP + H), (200, 200, 200), 1)
@@ -52,6 +55,8 @@ def draw_fan(faces: list[str], first_left: int = 120) -> tuple[np.ndarray, list[
         elif face == "ring":  # a bell's thin light-blue ring: a hue, but little saturation
             cv2.circle(view, (left + 8, TOP + 20), 4, (235, 200, 185), 1, cv2.LINE_AA)
             cv2.circle(view, (left + 8, TOP + 60), 4, (235, 200, 185), 1, cv2.LINE_AA)
+        elif face == "hat_edge":  # colour up to where the next card covers it (step 18 px)
+            cv2.rectangle(view, (left + 12, TOP + 20), (left + 17, TOP + 70), (40, 40, 220), -1)
         elif face == "lines":  # the same jester, drawn in thin lines
             cv2.circle(view, (left + 9, TOP + 25), 5, (120, 120, 120), 1)
             cv2.circle(view, (left + 14, TOP + 45), 8, (120, 120, 120), 1)
@@ -119,6 +124,14 @@ def test_a_strip_of_solid_black_pips_is_no_small_joker() -> None:
 
 def test_two_strips_are_two_jokers_in_the_fans_order() -> None:
     view, (_, _, top) = draw_fan(["coloured", "lines", "index"])
+    assert jokers(view, [index_card("4H", top, True)]) == ["BJ", "SJ"]
+
+
+def test_a_joker_picture_past_a_guessed_cut_is_the_left_cards_not_the_next_strips() -> None:
+    # Hand 1002: BJ SJ 4H fanned unevenly; the gap before the 4H is cut into two strips by the
+    # fan step, the cut falls short of the SJ's edge and the BJ's picture, which reaches the
+    # SJ's edge, showed past it on the SJ's strip: read BJ BJ.
+    view, (_, _, top) = draw_fan(["hat_edge", "lines", "index"], steps=[18, 12])
     assert jokers(view, [index_card("4H", top, True)]) == ["BJ", "SJ"]
 
 

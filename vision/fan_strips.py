@@ -67,7 +67,8 @@ COLOURED = 0.012  # share of a strip's paper in saturated colour: the big joker 
 TINTED = 0.012  # … or tinted (Lab chroma off the paper's): a thin coloured line keeps its hue
 TINT_CHROMA = 10  # at 10 px a cm but not its saturation (the BJ's blue bell ring under a 7C)
 TINT_MIN_VALUE = 60  # not the dark core of black ink, whose fringes may carry chroma
-STRIP_INSET_CM = 0.15  # a strip is looked at this far in from its ends
+STRIP_INSET_CM = 0.15  # a strip is looked at this far in from its ends …
+CUT_INSET_CM = 0.6  # … and from its left end where a gap of several strips was cut
 INKED = 0.02  # share in line work (no colour), INK_BELOW_WHITE under the paper: small joker
 INK_BELOW_WHITE = 20  # grey levels: a line drawing at 10 px a cm is thin and light
 MAX_SOLID_INK = 0.1  # line work is thin (its ink gone in a 3 × 3 erosion); pips are solid
@@ -179,7 +180,11 @@ def unexplained_strips(
                 polygon = _rectangle(centre, along, across, u0, u1, breadth) * px_per_cm
                 # Looked at short of its ends: the neighbour's colour bleeds over the edge.
                 inset = min(STRIP_INSET_CM, (u1 - u0) / 4)
-                looked = _rectangle(centre, along, across, u0 + inset, u1 - inset, breadth)
+                # Where a gap is cut into several strips by the fan step, the cut is a guess
+                # (steps vary) and a joker's picture lies toward its card's middle: what shows
+                # just past a cut is most likely the card on the left's picture.
+                left_inset = min(CUT_INSET_CM, (u1 - u0) / 3) if k > 0 else inset
+                looked = _rectangle(centre, along, across, u0 + left_inset, u1 - inset, breadth)
                 strips.append(_strip(polygon, looked * px_per_cm, inside, view_bgr))
     return strips
 
