@@ -9,8 +9,10 @@ it first renders the first ``--tricks`` tricks of a simulated hand at ``--size``
 resolution) into a temporary folder. Prints, per stage (motion gate on every frame, warp,
 detector, grouping + zones, tracker + game feed), ms per call, ms per decision and the share of
 the decision budget: a Raspberry Pi 5 must decide 4 times a second (250 ms a decision) and is
-taken as 4× slower than one core here (62.5 ms). Frame decoding is shown apart (a camera
-delivers decoded frames). ``chaodipi replay-eval`` reports the same table over whole hands.
+taken as 4× slower than one core here (62.5 ms) — or, with ``--reference``, as many times slower
+as ``bench/pi_reference.py`` measures against this machine (yolo11n at 640 px: ≈ 170 ms on a
+Pi 5), since development VMs differ. Frame decoding is shown apart (a camera delivers decoded
+frames). ``chaodipi replay-eval`` reports the same table over whole hands.
 """
 
 from __future__ import annotations
@@ -25,7 +27,8 @@ import cv2
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from chaodipi.pipeline import TablePipeline, budget_text, contract_from_record
+from bench.pi_reference import pi_slowdown, reference_model, reference_ms
+from chaodipi.pipeline import PI_SLOWDOWN, TablePipeline, budget_text, contract_from_record
 from chaodipi.replay import footage_files, read_json, replay
 from engine.simulate import simulate_hand
 from vision.detector import DEFAULT_MODEL, CardDetector
@@ -50,9 +53,18 @@ def main() -> int:
     ap.add_argument("--tricks", type=int, default=3, help="tricks in a rendered clip")
     ap.add_argument("--decision-fps", type=float, default=4.0)
     ap.add_argument("--px-per-cm", type=float, default=10.0)
+    ap.add_argument(
+        "--reference",
+        action="store_true",
+        help="time yolo11n here first and take the Pi's slowdown from it (bench/pi_reference.py)",
+    )
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     cv2.setNumThreads(1)
+    slowdown, reference = PI_SLOWDOWN, None
+    if args.reference:
+        reference = reference_ms(reference_model())
+        slowdown = pi_slowdown(reference)
     detector = CardDetector(args.model, threads=1)
     with tempfile.TemporaryDirectory() as tmp:
         footage = args.footage or str(
@@ -73,12 +85,15 @@ def main() -> int:
             "footage": args.footage or f"rendered {args.size}, {args.tricks} tricks",
             "model": str(args.model),
             "camera_fps": result.camera_fps,
+            "yolo11n_640_ms": reference,
             **result.timings.to_json(),
-            **result.timings.budget(),
+            **result.timings.budget(slowdown=slowdown),
         }
         print(json.dumps(out, indent=1))
     else:
-        print(budget_text(result.timings, result.camera_fps))
+        if reference is not None:
+            print(f"yolo11n 640 px here: {reference:.1f} ms → a Pi 5 is {slowdown:.2f}× slower")
+        print(budget_text(result.timings, result.camera_fps, slowdown))
     return 0
 
 

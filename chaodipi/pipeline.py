@@ -225,14 +225,17 @@ class StageTimes:
         }
 
 
-def budget_text(times: StageTimes, camera_fps: float | None = None) -> str:
-    """The per-stage table of :meth:`StageTimes.budget` as text."""
-    b = times.budget()
+def budget_text(
+    times: StageTimes, camera_fps: float | None = None, slowdown: float = PI_SLOWDOWN
+) -> str:
+    """The per-stage table of :meth:`StageTimes.budget` as text (a Pi 5 ``slowdown`` times
+    slower than this core)."""
+    b = times.budget(slowdown=slowdown)
     lines = [
         f"{times.frames} frames, {times.decisions} decisions"
         + (f" ({camera_fps:g} fps footage)" if camera_fps else "")
         + f"; budget {b['pi_budget_ms']:g} ms a decision on a Pi 5 ≈ "
-        f"{b['host_budget_ms']:.1f} ms here ({b['pi_slowdown']:g}× slower Pi)",
+        f"{b['host_budget_ms']:.1f} ms here ({b['pi_slowdown']:.3g}× slower Pi)",
         f"{'stage':<8} {'calls':>6} {'ms/call':>8} {'ms/decision':>12} {'of budget':>10}",
     ]
     for stage, row in b["stages"].items():
