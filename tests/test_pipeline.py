@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from chaodipi.cli import main
-from chaodipi.pipeline import PipelineError, TablePipeline
+from chaodipi.pipeline import PipelineError, StageTimes, TablePipeline, budget_text
 from chaodipi.replay_eval import MIN_GAP_S, aggregate, compress_times
 from chaodipi.replay_score import score_events
 from device.source import Frame
@@ -283,6 +283,20 @@ def test_a_kitty_names_its_cards_read_in_doubt_from_the_kitty_zones_reads() -> N
     assert out.unsure == (("QD", 0.55),) and out.maybe == (("QD", "10D"),)
     sure = {KITTY_ZONE: [CardSighting(c, confidence=0.97) for c in cards]}
     assert _with_unsure_reads(kitty, sure) == kitty
+
+
+def test_the_pi_budget_is_four_decisions_a_second_on_a_pi_as_many_times_slower_as_measured() -> (
+    None
+):
+    times = StageTimes(decisions=100)
+    times.add("detect", 4.0)  # 40 ms a decision here
+    by_rule = times.budget()  # a Pi 5 taken as 4× slower: 160 ms of its 250
+    assert by_rule["host_budget_ms"] == 62.5 and by_rule["pi_decisions_per_s"] == 6.25
+    # On a VM where yolo11n takes 85 ms (170 ms on a Pi 5: bench/pi_reference.py), the Pi is
+    # only 2× slower than this core.
+    measured = times.budget(slowdown=2.0)
+    assert measured["host_budget_ms"] == 125.0 and measured["pi_decisions_per_s"] == 12.5
+    assert "2× slower Pi" in budget_text(times, slowdown=2.0)
 
 
 def test_compress_times_keeps_overtime_and_divides_the_rest() -> None:
