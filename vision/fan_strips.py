@@ -18,7 +18,9 @@ such strips and reading them, by geometry and colour, not by any one deck's look
   read on a fan longer than one card (its picture shows: the top card);
 * a stretch at either end of the fan that no card explains, wider than ``MIN_STRIP_CM``, is
   cards the read missed, one per fan step (the spacing of the read cards' left edges, else
-  ``DEFAULT_STEP_CM``). Between read cards a gap shows only a card's width past a left
+  ``DEFAULT_STEP_CM``); past such a cut, a guess, a strip is looked at from ``CUT_INSET_CM``
+  on (steps vary, and the card on the left's picture reaches to the edge it is cut at).
+  Between read cards a gap shows only a card's width past a left
   index: nearer, it is that card's own face as likely as a card missed (a wider fan step);
 * a missed strip is a joker only when it looks like one. One holding a box the localiser was
   sure of (an index read unsurely: ``CardDetector.detect(unread=...)``) is an index card and is
