@@ -31,6 +31,7 @@ from typing import Any
 
 from chaodipi.config import TableConfig, load_config
 from chaodipi.pipeline import (
+    PI_SLOWDOWN,
     StageTimes,
     TablePipeline,
     budget_text,
@@ -293,7 +294,10 @@ def cmd_replay(args: argparse.Namespace) -> int:
         out: dict[str, Any] = {"events": result.events, "audit": result.audit.to_json()}
         if result.score is not None:
             out["score"] = result.score.to_json()
-        out["timing"] = {**result.timings.to_json(), **result.timings.budget()}
+        out["timing"] = {
+            **result.timings.to_json(),
+            **result.timings.budget(slowdown=args.pi_slowdown),
+        }
         print(json.dumps(out, ensure_ascii=False, indent=2))
         return 0
     print(f"contract from {origin}")
@@ -304,7 +308,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         print()
         print(result.score.text())
     print()
-    print(budget_text(result.timings, result.camera_fps), file=sys.stderr)
+    print(budget_text(result.timings, result.camera_fps, args.pi_slowdown), file=sys.stderr)
     return 0
 
 
@@ -335,6 +339,20 @@ def add_replay_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParse
     return p
 
 
+def slowdown_factor(text: str) -> float:
+    """``--pi-slowdown``: a positive number (argparse prints the one-line error)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not value > 0:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is no slowdown: give a positive number, e.g. 4 or what "
+            "bench/pi_reference.py prints"
+        )
+    return value
+
+
 def add_pipeline_options(p: argparse.ArgumentParser) -> None:
     """Options shared by ``replay`` and ``replay-eval``."""
     from engine.profiles import PROFILE_NAMES
@@ -353,4 +371,12 @@ def add_pipeline_options(p: argparse.ArgumentParser) -> None:
         "--skip-moving",
         action="store_true",
         help="no detection while the table moves (cheaper; plays are dated later)",
+    )
+    p.add_argument(
+        "--pi-slowdown",
+        type=slowdown_factor,
+        default=PI_SLOWDOWN,
+        metavar="X",
+        help=f"a Pi 5 is X times slower than one core here (default {PI_SLOWDOWN:g}; "
+        "bench/pi_reference.py measures it for this machine)",
     )

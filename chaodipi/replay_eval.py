@@ -45,7 +45,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from chaodipi.pipeline import StageTimes, TablePipeline, budget_text, contract_from_record
+from chaodipi.pipeline import (
+    PI_SLOWDOWN,
+    StageTimes,
+    TablePipeline,
+    budget_text,
+    contract_from_record,
+)
 from chaodipi.replay_score import score_events
 from vision.render_cli import CAMERA_SIZE_TEXT
 
@@ -135,6 +141,9 @@ class EvalOptions:
     px_per_cm: float
     skip_moving: bool
     max_seconds: float | None = None
+    pi_slowdown: float = PI_SLOWDOWN
+    """How many times slower than one core here a Pi 5 is, for the budget check only (not in
+    the fingerprint: it changes no read)."""
 
 
 _last_bar = [0.0]
@@ -248,8 +257,11 @@ def eval_hand(
     return out
 
 
-def aggregate(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """Totals over hands, with the acceptance checks."""
+def aggregate(
+    results: Sequence[Mapping[str, Any]], pi_slowdown: float = PI_SLOWDOWN
+) -> dict[str, Any]:
+    """Totals over hands, with the acceptance checks (the Pi 5 ``pi_slowdown`` times slower
+    than one core here)."""
     total = sum(r["score"]["plays"]["total"] for r in results)
     exact = sum(r["score"]["plays"]["exact"] for r in results)
     errors: list[float] = []
@@ -284,7 +296,7 @@ def aggregate(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         missed_injected += [{"seed": r["seed"], **k} for k in inf["injected_missed"]]
         times.merge(StageTimes.from_json(r["timings"]))
         errors += _errors(r)
-    budget = times.budget()
+    budget = times.budget(slowdown=pi_slowdown)
     fraction = exact / total if total else None
     median = statistics.median(errors) if errors else None
     checks = {
@@ -375,7 +387,7 @@ def run_eval(opts: EvalOptions, detector: Any) -> dict[str, Any]:
             "out": str(opts.out),
         },
         "untestable_kinds": UNTESTABLE_KINDS,
-        **aggregate(results),
+        **aggregate(results, opts.pi_slowdown),
         "per_hand": [
             {
                 "seed": r["seed"],
@@ -455,6 +467,7 @@ def cmd_replay_eval(args: argparse.Namespace) -> int:
         px_per_cm=args.px_per_cm,
         skip_moving=args.skip_moving,
         max_seconds=args.max_seconds,
+        pi_slowdown=args.pi_slowdown,
     )
     detector = CardDetector(args.model or DEFAULT_MODEL, threads=args.threads)
     summary = run_eval(opts, detector)
@@ -463,7 +476,7 @@ def cmd_replay_eval(args: argparse.Namespace) -> int:
     else:
         print(summary_text(summary))
         timing = StageTimes.from_json(summary["timing"])
-        print(budget_text(timing, opts.fps))
+        print(budget_text(timing, opts.fps, opts.pi_slowdown))
         print(f"details: {opts.out / 'summary.json'}")
     return 0
 

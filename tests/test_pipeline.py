@@ -8,6 +8,7 @@ the real detector on rendered pixels and skips until ``models/card_detector.onnx
 
 from __future__ import annotations
 
+import argparse
 import json
 from pathlib import Path
 from typing import Any
@@ -297,6 +298,38 @@ def test_the_pi_budget_is_four_decisions_a_second_on_a_pi_as_many_times_slower_a
     measured = times.budget(slowdown=2.0)
     assert measured["host_budget_ms"] == 125.0 and measured["pi_decisions_per_s"] == 12.5
     assert "2× slower Pi" in budget_text(times, slowdown=2.0)
+
+
+def test_replay_eval_judges_the_pi_budget_with_the_slowdown_it_is_given() -> None:
+    # 100 decisions costing 80 ms each here: 3.1 a second on a Pi 4× slower (under the 4
+    # needed), 8.5 on one 1.47× slower (what bench/pi_reference.py measured on a slow VM)
+    hand: dict[str, Any] = {
+        "seed": 1,
+        "timings": {"decisions": 100, "seconds": {"detect": 8.0}, "calls": {"detect": 100}},
+        "score": {
+            "plays": {"total": 1, "exact": 1},
+            "landing_error_s": {"values": [0.1]},
+            "kitty": {},
+            "infractions": {
+                "injected": [],
+                "injected_found": [],
+                "injected_missed": [],
+                "false": [],
+                "missed": [],
+            },
+        },
+    }
+    assert not aggregate([hand])["checks"]["pi_keeps_up"]
+    assert aggregate([hand], pi_slowdown=1.47)["checks"]["pi_keeps_up"]
+
+
+def test_a_slowdown_that_is_no_positive_number_is_refused_in_one_line() -> None:
+    from chaodipi.replay import slowdown_factor
+
+    assert slowdown_factor("1.47") == 1.47
+    for bad in ("0", "-2", "fast", "nan"):
+        with pytest.raises(argparse.ArgumentTypeError, match="give a positive number"):
+            slowdown_factor(bad)
 
 
 def test_compress_times_keeps_overtime_and_divides_the_rest() -> None:
