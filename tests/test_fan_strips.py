@@ -196,6 +196,21 @@ def test_a_joker_read_whole_from_a_fans_blob_is_its_top_card_only() -> None:
     assert jokers(view, [CardSighting("SJ", [fan_box], 0.95)]) == ["SJ"]
 
 
+def test_a_lone_tilted_joker_read_whole_leaves_no_strip_of_itself() -> None:
+    # A big joker laid 10° off square, read whole from its blob: the blob's upright box is
+    # 1.5 cm wider than the card, and reaches past the fan's right end; the card still fills
+    # the whole fan, so its own coloured left edge is no second joker (hand 5007 trick 7).
+    view = np.full((300, 400, 3), CLOTH, np.uint8)
+    corners = cv2.boxPoints(((200.0, 150.0), (float(W), float(H)), 10.0)).astype(np.int32)
+    cv2.fillPoly(view, [corners], (245, 245, 245))
+    for dx, dy in ((-22, -30), (-20, 0), (-18, 30), (10, -20), (15, 25)):
+        cv2.circle(view, (200 + dx, 150 + dy), 6, (40, 40, 220), cv2.FILLED)
+    (x0, y0), (x1, y1) = corners.min(axis=0), corners.max(axis=0)
+    blob_box = (float(x0), float(y0), float(x1), float(y1))
+    assert jokers(view, [CardSighting("BJ", [blob_box], 0.89)]) == []
+    assert unnamed(view, [CardSighting("BJ", [blob_box], 0.89)]) == 0
+
+
 def test_a_blob_that_is_not_one_card_high_is_no_fan() -> None:
     view = np.full((300, 400, 3), CLOTH, np.uint8)
     cv2.rectangle(view, (50, 100), (350, 130), (245, 245, 245), cv2.FILLED)  # a white sleeve

@@ -275,10 +275,10 @@ def _explained(
             short_side = min(x1 - x0, y1 - y0) / px_per_cm
             if card.identity in JOKERS and short_side >= WHOLE_JOKER_CM:
                 # A joker boxed whole is the fan's top card at most (read whole from a blob,
-                # its box may hold the strips of cards under it): one card at the right end.
-                spans.append(
-                    (max(float(u.min()), float(u.max()) - CARD_W_CM - 0.3), float(u.max()))
-                )
+                # its box may hold the strips of cards under it): one card at the right end —
+                # the fan's, not the box's: the upright box of a tilted card reaches past it.
+                right = min(float(u.max()), length / 2)
+                spans.append((max(float(u.min()), right - CARD_W_CM - 0.3), right))
             elif short_side >= WHOLE_CARD_CM:
                 spans.append((float(u.min()), float(u.max())))  # a card boxed whole
             elif card.identity in JOKERS:
