@@ -34,8 +34,8 @@ def right_index(left: int) -> Box:
 def draw_fan(
     faces: list[str], first_left: int = 120, steps: list[int] | None = None
 ) -> tuple[np.ndarray, list[int]]:
-    """A fan of ``faces`` (``index``, ``coloured``, ``collar``, ``ring``, ``lines``, ``pips``,
-    ``hat_edge``, ``blank``), bottom first, ``steps`` px apart (default ``STEP``);
+    """A fan of ``faces`` (``index``, ``coloured``, ``collar``, ``ring``, ``lines``, ``ball``,
+    ``pips``, ``hat_edge``, ``blank``), bottom first, ``steps`` px apart (default ``STEP``);
     the view and each card's left edge."""
     view = np.full((300, 400, 3), CLOTH, np.uint8)
     steps = steps or [STEP] * (len(faces) - 1)
@@ -61,6 +61,8 @@ def draw_fan(
             cv2.circle(view, (left + 9, TOP + 25), 5, (120, 120, 120), 1)
             cv2.circle(view, (left + 14, TOP + 45), 8, (120, 120, 120), 1)
             cv2.line(view, (left + 3, TOP + 62), (left + 13, TOP + 78), (120, 120, 120), 1)
+        elif face == "ball":  # all a jester under a tight fan shows: one ball of its hat
+            cv2.circle(view, (left + 8, TOP + 60), 3, (120, 120, 120), 1)
         elif face == "pips":  # a column of solid black clubs, its index unseen
             for y in (25, 45, 65):
                 cv2.circle(view, (left + 9, TOP + y), 5, (10, 10, 10), cv2.FILLED)
@@ -116,6 +118,13 @@ def test_a_strip_of_line_drawing_is_the_small_joker() -> None:
     assert jokers(view, [index_card("4H", top, True)]) == ["SJ"]
 
 
+def test_a_strip_showing_one_small_ball_of_line_drawing_is_the_small_joker() -> None:
+    # Hand 5002 trick 8: a pair of small jokers fanned tightly, the under one showing a ball of
+    # its hat and little else (1.4 % of the strip's paper in line work).
+    view, (_, top) = draw_fan(["ball", "index"])
+    assert jokers(view, [index_card("4H", top, True)]) == ["SJ"]
+
+
 def test_a_strip_of_solid_black_pips_is_no_small_joker() -> None:
     # A club card whose index nobody saw (a hand over it): its pips are ink, but not line work.
     view, (_, top) = draw_fan(["pips", "index"])
@@ -154,6 +163,27 @@ def test_a_blank_strip_is_no_joker_but_a_card_no_read_names() -> None:
     strips = unexplained_strips(paper_of(view), view, cards, SOUTH_RIGHT, PX)
     assert len(strips) == 1 and strips[0].identity is None
     assert jokers(view, cards) == [] and unnamed(view, cards) == 1
+
+
+def lay_turned_card_edge(view: np.ndarray, left: int, degrees: float, shadow_px: int) -> None:
+    """The left edge of a card laid on the fan ``degrees`` off square: a grey line (its edge
+    and shadow, ``shadow_px`` thick) running down the strip of the card under it."""
+    dx = round(H * np.tan(np.radians(degrees)))
+    cv2.line(view, (left + 3, TOP + 2), (left + 3 + dx, TOP + H - 2), (190, 190, 190), shadow_px)
+
+
+def test_the_edge_of_a_card_turned_on_the_fan_is_no_line_work_of_the_card_under_it() -> None:
+    # The top card lies 3° off the fan, so its shadowed edge runs inside the under card's
+    # strip, not along its end: that straight line across the strip is no jester's drawing.
+    view, (_, top) = draw_fan(["blank", "index"], steps=[18])
+    lay_turned_card_edge(view, top - 8, 3.0, 1)
+    cards = [index_card("4C", top, True)]
+    assert jokers(view, cards) == [] and unnamed(view, cards) == 1
+    # … and under a thick shadow a line-drawn jester is still the small joker (hand 5002
+    # trick 8: a pair of SJs, the under one read unnamed: the shadow's ink looked solid).
+    view, (_, top) = draw_fan(["lines", "index"], steps=[18])
+    lay_turned_card_edge(view, top - 8, 3.0, 4)
+    assert jokers(view, [index_card("4H", top, True)]) == ["SJ"]
 
 
 def test_an_index_strip_the_classifier_could_not_read_is_a_card_no_read_names() -> None:

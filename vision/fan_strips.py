@@ -29,7 +29,9 @@ such strips and reading them, by geometry and colour, not by any one deck's look
   saturated colour (``COLOURED``), or a hue off the paper's (``TINTED``: the thin blue ring of a
   bell, all a BJ under a 7C showed, keeps its hue at 10 px a cm but not its saturation) —, one
   with only line work (``INKED``, thin: ``MAX_SOLID_INK``; solid black pips and
-  index glyphs of a card whose index went unseen, under a hand, are not) the small one; a
+  index glyphs of a card whose index went unseen, under a hand, are not) the small one — a
+  straight line across most of the strip is not line work but the edge and shadow of the card
+  lying on it, turned a little against the fan (:func:`_card_edges`); a
   blank strip is no joker, and one mostly colour or grey (``MOSTLY_MARKED``: no face's
   paper) is no card at all;
 * a strip of card face that is no joker (blank, or an index the classifier could not read) is
@@ -71,10 +73,11 @@ TINT_CHROMA = 10  # at 10 px a cm but not its saturation (the BJ's blue bell rin
 TINT_MIN_VALUE = 60  # not the dark core of black ink, whose fringes may carry chroma
 STRIP_INSET_CM = 0.15  # a strip is looked at this far in from its ends …
 CUT_INSET_CM = 0.6  # … and from its left end where a gap of several strips was cut
-INKED = 0.02  # share in line work (no colour), INK_BELOW_WHITE under the paper: small joker
+INKED = 0.012  # share in line work (no colour), INK_BELOW_WHITE under the paper: small joker
 INK_BELOW_WHITE = 20  # grey levels: a line drawing at 10 px a cm is thin and light
 MAX_SOLID_INK = 0.1  # line work is thin (its ink gone in a 3 × 3 erosion); pips are solid
 MOSTLY_MARKED = 0.5  # more colour or ink than this is no face's paper (a back, a sleeve)
+EDGE_LINE = 0.3  # a straight line of ink this share of a strip's breadth is a card's edge
 STRIP_CONFIDENCE = 0.6
 
 
@@ -334,6 +337,22 @@ def _gaps(spans: list[tuple[float, float]], start: float, end: float) -> list[tu
     return gaps
 
 
+def _card_edges(inked: np.ndarray, looked: np.ndarray) -> np.ndarray:
+    """The pixels of ``inked`` on a straight line across the strip (at least ``EDGE_LINE`` of
+    its breadth, the long side of ``looked``): the edge and shadow of the card lying on it,
+    which a card turned a little against the fan lays inside the strip — no face's drawing.
+    (The ink is thickened first: a thin line a few degrees off the pixel grid is a staircase
+    of short runs that would share out its votes.)"""
+    breadth = max(float(np.linalg.norm(b - a)) for a, b in itertools.pairwise([*looked, looked[0]]))
+    shortest = max(3, round(EDGE_LINE * breadth))
+    thick = cv2.dilate(inked.astype(np.uint8) * 255, np.ones((3, 3), np.uint8))
+    lines = cv2.HoughLinesP(thick, 1, np.pi / 180, shortest, None, shortest, 3)
+    edges = np.zeros(inked.shape, np.uint8)
+    for x0, y0, x1, y1 in [] if lines is None else lines.reshape(-1, 4):
+        cv2.line(edges, (int(x0), int(y0)), (int(x1), int(y1)), 255, 3)
+    return edges > 0
+
+
 def _strip(
     polygon: np.ndarray, looked: np.ndarray, paper: np.ndarray, view_bgr: np.ndarray
 ) -> Strip:
@@ -359,6 +378,7 @@ def _strip(
     white = float(np.percentile(value[on], 90))
     coloured = on & (saturation > 80) & (value > 60)
     inked = on & ~coloured & (value < white - INK_BELOW_WHITE)
+    inked &= ~_card_edges(inked, looked)
     ink_core = cv2.erode(inked.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
     solid = float(ink_core.sum() / inked.sum()) if inked.any() else 0.0
     ab = chroma[on]
