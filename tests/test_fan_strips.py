@@ -63,6 +63,9 @@ def draw_fan(
             cv2.line(view, (left + 3, TOP + 62), (left + 13, TOP + 78), (120, 120, 120), 1)
         elif face == "ball":  # all a jester under a tight fan shows: one ball of its hat
             cv2.circle(view, (left + 8, TOP + 60), 3, (120, 120, 120), 1)
+        elif face == "ball_and_tint":  # the same ball beside a faint trace of colour
+            cv2.circle(view, (left + 8, TOP + 60), 3, (120, 120, 120), 1)
+            cv2.line(view, (left + 6, TOP + 20), (left + 6, TOP + 28), (235, 200, 185), 1)
         elif face == "pips":  # a column of solid black clubs, its index unseen
             for y in (25, 45, 65):
                 cv2.circle(view, (left + 9, TOP + y), 5, (10, 10, 10), cv2.FILLED)
@@ -123,6 +126,17 @@ def test_a_strip_showing_one_small_ball_of_line_drawing_is_the_small_joker() -> 
     # its hat and little else (1.4 % of the strip's paper in line work).
     view, (_, top) = draw_fan(["ball", "index"])
     assert jokers(view, [index_card("4H", top, True)]) == ["SJ"]
+
+
+def test_a_little_ink_beside_a_hint_of_colour_is_no_small_joker() -> None:
+    # Hand 4009 trick 3: a big joker's strip under a 2D showed faint colour and a little ink;
+    # only a strip with no colour at all is read the small joker from so little line work.
+    view, (_, top) = draw_fan(["ball_and_tint", "index"])
+    strips = unexplained_strips(
+        paper_of(view), view, [index_card("4H", top, True)], SOUTH_RIGHT, PX
+    )
+    assert len(strips) == 1 and strips[0].inked < 0.02 and strips[0].tinted > 0.002
+    assert jokers(view, [index_card("4H", top, True)]) == []
 
 
 def test_a_strip_of_solid_black_pips_is_no_small_joker() -> None:

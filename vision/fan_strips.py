@@ -29,7 +29,8 @@ such strips and reading them, by geometry and colour, not by any one deck's look
   saturated colour (``COLOURED``), or a hue off the paper's (``TINTED``: the thin blue ring of a
   bell, all a BJ under a 7C showed, keeps its hue at 10 px a cm but not its saturation) —, one
   with only line work (``INKED``, thin: ``MAX_SOLID_INK``; solid black pips and
-  index glyphs of a card whose index went unseen, under a hand, are not) the small one — a
+  index glyphs of a card whose index went unseen, under a hand, are not; less of it,
+  ``FAINT_INKED``, only with no hint of colour, ``COLOURLESS``) the small one — a
   straight line across most of the strip is not line work but the edge and shadow of the card
   lying on it, turned a little against the fan (:func:`_card_edges`); a
   blank strip is no joker, and one mostly colour or grey (``MOSTLY_MARKED``: no face's
@@ -73,7 +74,9 @@ TINT_CHROMA = 10  # at 10 px a cm but not its saturation (the BJ's blue bell rin
 TINT_MIN_VALUE = 60  # not the dark core of black ink, whose fringes may carry chroma
 STRIP_INSET_CM = 0.15  # a strip is looked at this far in from its ends …
 CUT_INSET_CM = 0.6  # … and from its left end where a gap of several strips was cut
-INKED = 0.012  # share in line work (no colour), INK_BELOW_WHITE under the paper: small joker
+INKED = 0.02  # share in line work (no colour), INK_BELOW_WHITE under the paper: small joker …
+FAINT_INKED = 0.012  # … or a little of it (one ball of a jester's hat) on a strip without a
+COLOURLESS = 0.002  # hint of colour (a big joker's strip of faint colour shows ink too)
 INK_BELOW_WHITE = 20  # grey levels: a line drawing at 10 px a cm is thin and light
 MAX_SOLID_INK = 0.1  # line work is thin (its ink gone in a 3 × 3 erosion); pips are solid
 MOSTLY_MARKED = 0.5  # more colour or ink than this is no face's paper (a back, a sleeve)
@@ -98,7 +101,9 @@ class Strip:
             return None
         if self.coloured >= COLOURED or self.tinted >= TINTED:
             return "BJ"
-        if self.inked >= INKED and self.solid_ink <= MAX_SOLID_INK:
+        colourless = max(self.coloured, self.tinted) <= COLOURLESS
+        enough_ink = self.inked >= INKED or (self.inked >= FAINT_INKED and colourless)
+        if enough_ink and self.solid_ink <= MAX_SOLID_INK:
             return "SJ"
         return None
 
