@@ -195,7 +195,8 @@ def unexplained_strips(
                 # just past a cut is most likely the card on the left's picture.
                 left_inset = min(CUT_INSET_CM, (u1 - u0) / 3) if k > 0 else inset
                 looked = _rectangle(centre, along, across, u0 + left_inset, u1 - inset, breadth)
-                strips.append(_strip(polygon, looked * px_per_cm, inside, view_bgr))
+                strip = _strip(polygon, looked * px_per_cm, breadth * px_per_cm, inside, view_bgr)
+                strips.append(strip)
     return strips
 
 
@@ -342,14 +343,13 @@ def _gaps(spans: list[tuple[float, float]], start: float, end: float) -> list[tu
     return gaps
 
 
-def _card_edges(inked: np.ndarray, looked: np.ndarray) -> np.ndarray:
+def _card_edges(inked: np.ndarray, breadth_px: float) -> np.ndarray:
     """The pixels of ``inked`` on a straight line across the strip (at least ``EDGE_LINE`` of
-    its breadth, the long side of ``looked``): the edge and shadow of the card lying on it,
+    its breadth, ``breadth_px``): the edge and shadow of the card lying on it,
     which a card turned a little against the fan lays inside the strip — no face's drawing.
     (The ink is thickened first: a thin line a few degrees off the pixel grid is a staircase
     of short runs that would share out its votes.)"""
-    breadth = max(float(np.linalg.norm(b - a)) for a, b in itertools.pairwise([*looked, looked[0]]))
-    shortest = max(3, round(EDGE_LINE * breadth))
+    shortest = max(3, round(EDGE_LINE * breadth_px))
     thick = cv2.dilate(inked.astype(np.uint8) * 255, np.ones((3, 3), np.uint8))
     lines = cv2.HoughLinesP(thick, 1, np.pi / 180, shortest, None, shortest, 3)
     edges = np.zeros(inked.shape, np.uint8)
@@ -359,11 +359,15 @@ def _card_edges(inked: np.ndarray, looked: np.ndarray) -> np.ndarray:
 
 
 def _strip(
-    polygon: np.ndarray, looked: np.ndarray, paper: np.ndarray, view_bgr: np.ndarray
+    polygon: np.ndarray,
+    looked: np.ndarray,
+    breadth_px: float,
+    paper: np.ndarray,
+    view_bgr: np.ndarray,
 ) -> Strip:
     """The strip at ``polygon``: its share of coloured, tinted and dark-inked pixels over its
-    paper inside ``looked`` (view pixels). Colours are converted only around ``looked`` (a
-    view's Lab conversion costs more than all the rest)."""
+    paper inside ``looked`` (view pixels; the strip is ``breadth_px`` across the fan). Colours
+    are converted only around ``looked`` (a view's Lab conversion costs more than all the rest)."""
     height, width = paper.shape
     corners = np.round(looked).astype(np.int32)
     # Two pixels of margin: the ink's 3 × 3 erosion sees the same neighbours as on the view.
@@ -383,7 +387,7 @@ def _strip(
     white = float(np.percentile(value[on], 90))
     coloured = on & (saturation > 80) & (value > 60)
     inked = on & ~coloured & (value < white - INK_BELOW_WHITE)
-    inked &= ~_card_edges(inked, looked)
+    inked &= ~_card_edges(inked, breadth_px)
     ink_core = cv2.erode(inked.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
     solid = float(ink_core.sum() / inked.sum()) if inked.any() else 0.0
     ab = chroma[on]
