@@ -21,5 +21,6 @@ changed), ``index_tracks`` (each corner index read again at one place of a zone:
 pooled, weak reads under the bar too), ``fan_strips`` (the ends of a fan no card read
 explains: picture jokers shown only by a strip), ``tracking`` (temporal consensus: stable
 zone contents → play events), ``events`` (append-only JSON-lines event log) and ``game_feed``
-(events → a live hand record audited by the engine).
+(events → a live hand record audited by the engine). ``gpu_round/`` holds the scripts of one
+training round on a lent GPU machine (prepared here, run there as one call, scored back here).
 """

@@ -44,6 +44,12 @@ def _add_run_arguments(
     p.add_argument("--imgsz", type=int, default=imgsz)
     p.add_argument("--batch", type=int, default=batch)
     p.add_argument("--threads", type=int, default=2, help="torch threads (default 2)")
+    p.add_argument(
+        "--device", default="cpu", help="torch device: cpu (default), or 0 for a lent GPU"
+    )
+    p.add_argument(
+        "--workers", type=int, default=0, help="data-loading processes (default 0: in-process)"
+    )
     p.add_argument("--project", type=Path, default=REPO_ROOT / "runs")
     p.add_argument("--name", default=name, help="run name; an unfinished run resumes")
     p.add_argument(
@@ -73,6 +79,8 @@ def _run_settings(args: argparse.Namespace) -> dict[str, Any]:
         "hours": args.hours,
         "model_yaml": args.start_from,
         "lr0": args.lr0,
+        "device": args.device,
+        "workers": args.workers,
     }
 
 

@@ -127,6 +127,7 @@ def train(
     hours: float | None = None,
     single_class: bool = False,
     lr0: float | None = None,
+    device: str = "cpu",
 ) -> TrainResult:
     """Train (or resume) a detector on the YOLO dataset ``data`` and export it to ONNX.
 
@@ -137,7 +138,9 @@ def train(
     learning-rate schedule to the time), which keeps a run inside a session's budget. ``lr0``
     overrides the from-scratch rate (e.g. a quarter of it to fine-tune a trained model).
     ``export_to`` is where the best weights go as ONNX (``None``: no export; the bundled
-    ``models/card_detector.onnx`` is replaced only when named).
+    ``models/card_detector.onnx`` is replaced only when named). ``device`` is torch's: ``cpu``
+    here, ``0`` for the first GPU of a lent machine (``vision/gpu_round/``), with ``workers``
+    data-loading processes.
     """
     yaml_path = data / "data.yaml" if data.is_dir() else data
     if not yaml_path.is_file():
@@ -154,7 +157,17 @@ def train(
         **AUGMENT,
     }
     return _fit(
-        model_yaml, settings, threads, project, name, resume, validate, hours, imgsz, export_to
+        model_yaml,
+        settings,
+        threads,
+        project,
+        name,
+        resume,
+        validate,
+        hours,
+        imgsz,
+        export_to,
+        device,
     )
 
 
@@ -172,6 +185,8 @@ def train_classifier(
     resume: bool = True,
     hours: float | None = None,
     lr0: float | None = None,
+    device: str = "cpu",
+    workers: int = 0,
 ) -> TrainResult:
     """Train (or resume) the corner-index classifier on ``data`` (``vision crops`` output).
 
@@ -189,11 +204,13 @@ def train_classifier(
         "epochs": epochs,
         "imgsz": imgsz,
         "batch": batch,
-        "workers": 0,
+        "workers": workers,
         **_optimizer(lr0),
         **CLASSIFY_AUGMENT,
     }
-    return _fit(model_yaml, settings, threads, project, name, resume, True, hours, imgsz, export_to)
+    return _fit(
+        model_yaml, settings, threads, project, name, resume, True, hours, imgsz, export_to, device
+    )
 
 
 def _fit(
@@ -207,6 +224,7 @@ def _fit(
     hours: float | None,
     imgsz: int,
     export_to: Path | None,
+    device: str = "cpu",
 ) -> TrainResult:
     """Start or resume one ultralytics run, then export its best weights to ONNX."""
     ultralytics = _import_ultralytics()
@@ -228,7 +246,7 @@ def _fit(
         model = ultralytics.YOLO(model_source)
         model.add_callback("on_pretrain_routine_end", use_threads)
         model.train(
-            device="cpu",
+            device=device,
             project=str(project),
             name=name,
             exist_ok=True,
