@@ -21,14 +21,15 @@ rm -rf .gpu
 mkdir -p .gpu/whl .gpu/card_faces .gpu/fonts
 
 # The device's Python is 3.12 with torch, torchvision, OpenCV, onnx and onnxruntime already;
-# ultralytics and its two small helpers travel as wheels, at the version trained with here.
+# ultralytics, its two small helpers and onnxslim (the export simplifies) travel as wheels, at
+# the versions used here.
 # polars (54 MB, over the carry budget) is left out: round.sh shims the one call that uses it.
 version() { "$python" -m pip show "$1" | sed -n 's/^Version: //p'; }
 "$python" -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 \
     --implementation cp --platform manylinux_2_28_x86_64 --platform manylinux2014_x86_64 \
     -d .gpu/whl "ultralytics==$(version ultralytics)" \
     "ultralytics-thop==$(version ultralytics-thop)" \
-    "ultralytics-platform==$(version ultralytics-platform)"
+    "ultralytics-platform==$(version ultralytics-platform)" "onnxslim==$(version onnxslim)"
 
 # Only the pictures the scenes load (png_500w); the held-out design travels for its eval only.
 cp "$faces/README.md" .gpu/card_faces/ 2>/dev/null || true
