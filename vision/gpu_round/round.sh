@@ -4,7 +4,7 @@
 # from the bundled baselines, both exported to ONNX into $OUT for evaluation back here.
 # Nothing real and nothing of the held-out design is trained on. Sizes are set by environment:
 #   SCENES (localiser scenes, 6000), CROP_SCENES (classifier scenes, 3000), LOC_MIN and CLS_MIN
-#   (training minutes, 3 each, side by side on the GPU; cut to fit BUDGET_S, 540 s for the whole
+#   (training minutes, 4 each, side by side on the GPU; cut to fit BUDGET_S, 540 s for the whole
 #   round, so that a slow data stage never costs the exports), DEVICE (0), JOBS (nproc),
 #   SEED (data seeds start here, 700), VAL_SCENES and VAL_CROP_SCENES (300, 200), PYTHON
 #   (python3: the device's, which holds torch), WORK (/tmp/chaodipi-round).
@@ -14,8 +14,8 @@ cd "$repo"
 out="${OUT:?OUT names the folder whose files come back (the device tool sets it)}"
 scenes="${SCENES:-6000}"
 crop_scenes="${CROP_SCENES:-3000}"
-loc_min="${LOC_MIN:-3}"
-cls_min="${CLS_MIN:-3}"
+loc_min="${LOC_MIN:-4}"
+cls_min="${CLS_MIN:-4}"
 device="${DEVICE:-0}"
 jobs="${JOBS:-$(nproc)}"
 seed="${SEED:-700}"
