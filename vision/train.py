@@ -152,22 +152,13 @@ def train(
         "batch": batch,
         "fraction": fraction,
         "workers": workers,
+        "device": device,
         "single_cls": single_class,
         **_optimizer(lr0),
         **AUGMENT,
     }
     return _fit(
-        model_yaml,
-        settings,
-        threads,
-        project,
-        name,
-        resume,
-        validate,
-        hours,
-        imgsz,
-        export_to,
-        device,
+        model_yaml, settings, threads, project, name, resume, validate, hours, imgsz, export_to
     )
 
 
@@ -205,12 +196,11 @@ def train_classifier(
         "imgsz": imgsz,
         "batch": batch,
         "workers": workers,
+        "device": device,
         **_optimizer(lr0),
         **CLASSIFY_AUGMENT,
     }
-    return _fit(
-        model_yaml, settings, threads, project, name, resume, True, hours, imgsz, export_to, device
-    )
+    return _fit(model_yaml, settings, threads, project, name, resume, True, hours, imgsz, export_to)
 
 
 def _fit(
@@ -224,7 +214,6 @@ def _fit(
     hours: float | None,
     imgsz: int,
     export_to: Path | None,
-    device: str = "cpu",
 ) -> TrainResult:
     """Start or resume one ultralytics run, then export its best weights to ONNX."""
     ultralytics = _import_ultralytics()
@@ -246,7 +235,6 @@ def _fit(
         model = ultralytics.YOLO(model_source)
         model.add_callback("on_pretrain_routine_end", use_threads)
         model.train(
-            device=device,
             project=str(project),
             name=name,
             exist_ok=True,

@@ -11,6 +11,7 @@ python="${PYTHON:-$repo/.venv/bin/python}"
 heldout="${HELDOUT:-out/synth_heldout_adrian640}"
 real="${REAL:-$repo/../shared/data/real_cards_dev}"
 new="out/gpu_round/$(date +%Y%m%d-%H%M%S)"
+chaodipi() { "$python" -m chaodipi "$@"; }
 for f in card_detector.onnx card_classifier.onnx; do
     if [[ ! -f "$fetched/$f" ]]; then
         echo "evaluate.sh: $fetched has no $f: the round did not finish (see its train_*.log)" >&2
@@ -27,12 +28,12 @@ c = Path(sys.argv[1]) / "card_classifier.onnx"
 average_onnx([c, c], c.with_name("card_classifier_twice.onnx"), half_turned=[False, True])
 ' "$new"
 if [[ ! -d "$heldout" ]]; then  # the held-out set of the model card
-    "$repo/.venv/bin/chaodipi" vision synth --n 300 --out "$heldout" --seed 3 \
+    chaodipi vision synth --n 300 --out "$heldout" --seed 3 \
         --designs adrian_kennard --split test --imgsz 640
 fi
 row() {  # name localiser classifier
     for set in "$heldout" "$real"; do
-        "$repo/.venv/bin/chaodipi" vision eval "$set" --model "$2" --classifier "$3" --json \
+        chaodipi vision eval "$set" --model "$2" --classifier "$3" --json \
             --no-mistakes 2>/dev/null | "$python" -c '
 import json, sys
 d = json.load(sys.stdin)

@@ -34,12 +34,13 @@ stamp() { echo "[$(( SECONDS - started )) s] $*"; }
 # ultralytics from the carried wheels; polars only reads results.csv back into the saved
 # checkpoint's metadata (inside a try), so a stub that raises there is enough.
 site="$work/site"
-mkdir -p "$site/polars"
+mkdir -p "$site"
 if compgen -G ".gpu/whl/*.whl" >/dev/null; then
     "$python" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
         --target "$site" .gpu/whl/*.whl
 fi
 if ! "$python" -c 'import polars' 2>/dev/null; then
+    mkdir -p "$site/polars"
     printf 'def read_csv(*args, **kwargs):\n    raise RuntimeError("polars is not carried")\n' \
         >"$site/polars/__init__.py"
 fi
@@ -52,16 +53,18 @@ chaodipi() { "$python" -m chaodipi "$@"; }
 stamp "fonts: $("$python" -c 'from vision.faces import font_paths; print(len(font_paths()))')"
 
 # Localiser scenes: one synth process a core, each its own seed and folder; one data.yaml
-# lists them all. The recipe is the model card's (designs, table-camera scale, jokers in fans).
+# lists them all. The recipe is the model card's (designs, table-camera scale, jokers in fans),
+# the same for the validation scenes.
+scene_recipe=(--imgsz 640 --designs "procedural,byron_knoll" --small-cards 0.5 --jokers 0.4)
 loc="$work/loc"
 rm -rf "$loc"
 per=$(( (scenes + jobs - 1) / jobs ))
 for k in $(seq 1 "$jobs"); do
-    chaodipi vision synth --n "$per" --out "$loc/part$k" --seed $(( seed + k )) --imgsz 640 \
-        --designs procedural,byron_knoll --small-cards 0.5 --jokers 0.4 >/dev/null 2>&1 &
+    chaodipi vision synth --n "$per" --out "$loc/part$k" --seed $(( seed + k )) \
+        "${scene_recipe[@]}" >/dev/null 2>&1 &
 done
-chaodipi vision synth --n "$val_scenes" --out "$loc/val" --seed "$seed" --imgsz 640 --split val \
-    --designs procedural,byron_knoll --small-cards 0.5 --jokers 0.4 >/dev/null 2>&1 &
+chaodipi vision synth --n "$val_scenes" --out "$loc/val" --seed "$seed" --split val \
+    "${scene_recipe[@]}" >/dev/null 2>&1 &
 wait
 "$python" - "$loc" "$jobs" <<'PY'
 import sys
@@ -81,10 +84,11 @@ stamp "localiser scenes: $(find "$loc" -name '*.jpg' -o -name '*.png' | wc -l) i
 # Classifier crops: the crops command renders with one process a core itself.
 crops="$work/crops"
 rm -rf "$crops"
-chaodipi vision crops --scenes "$crop_scenes" --out "$crops" --seed $(( seed + 500 )) \
-    --workers "$jobs" --text-negatives 2 --jokers 0.3 >/dev/null
-chaodipi vision crops --scenes "$val_crop_scenes" --out "$crops" --seed $(( seed + 499 )) --split val \
-    --workers "$jobs" --jokers 0.3 >/dev/null
+crop_recipe=(--out "$crops" --workers "$jobs" --jokers 0.3)
+chaodipi vision crops --scenes "$crop_scenes" --seed $(( seed + 500 )) --text-negatives 2 \
+    "${crop_recipe[@]}" >/dev/null
+chaodipi vision crops --scenes "$val_crop_scenes" --seed $(( seed + 499 )) --split val \
+    "${crop_recipe[@]}" >/dev/null
 stamp "classifier crops: $(find "$crops" -type f | wc -l)"
 
 # Both trainings side by side on the one GPU, each with half the cores for loading, for the
