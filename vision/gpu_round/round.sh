@@ -97,7 +97,7 @@ half=$(( jobs / 2 > 1 ? jobs / 2 : 1 ))
 left_min="$("$python" -c "print(max(0.0, ($budget_s - $(( SECONDS - started )) - 75) / 60))")"
 loc_min="$("$python" -c "print(min($loc_min, $left_min))")"
 cls_min="$("$python" -c "print(min($cls_min, $left_min))")"
-if "$python" -c "import sys; sys.exit($loc_min >= 0.5)"; then
+if "$python" -c "import sys; sys.exit(0 if $left_min < 0.5 else 1)"; then  # under half a minute
     stamp "round.sh: only $left_min minutes left for training: give fewer SCENES or a larger BUDGET_S" >&2
     exit 1
 fi
