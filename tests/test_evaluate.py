@@ -70,6 +70,10 @@ def test_identity_precision_recall_and_perfect_images(tmp_path: Path, names_file
     assert out["per_class"]["AS"] == {"tp": 2, "fp": 0, "fn": 0, "precision": 1.0, "recall": 1.0}
     assert out["per_class"]["KD"] == {"tp": 0, "fp": 0, "fn": 1, "precision": None, "recall": 0.0}
     assert out["per_class"]["BJ"] == {"tp": 0, "fp": 1, "fn": 0, "precision": 0.0, "recall": None}
+    assert out["mistakes"] == {
+        "missed": {"cards": 1, "jokers": 0, "at_border": 0},  # KD
+        "false": {"cards": 0, "jokers": 1, "at_border": 0},  # BJ
+    }
     assert json.loads(json.dumps(out)) == out
     assert sorted(r.image for r in result.images if not r.perfect) == ["val/b.png"]
     # (raw score, correct) pairs for calibration: BJ is the one wrong detection.
@@ -97,6 +101,8 @@ def test_identities_only_at_the_image_border_are_also_scored_set_aside(tmp_path:
 
     out = evaluate(root, Reads(), None, show_progress=False).to_json()
     assert (out["identity_precision"], out["identity_recall"]) == (0.5, 0.5)
+    assert out["mistakes"]["missed"] == {"cards": 1, "jokers": 0, "at_border": 1}  # KD, cut
+    assert out["mistakes"]["false"] == {"cards": 1, "jokers": 0, "at_border": 1}  # QC
     away = out["away_from_border"]
     assert away["set_aside"] == 2
     assert (away["identity_precision"], away["identity_recall"]) == (1.0, 1.0)
@@ -220,6 +226,7 @@ def test_eval_command_prints_summary_and_json(
     text = capsys.readouterr().out
     assert "perfect images 0.750 (3/4)" in text
     assert "away from the image border (0 identities read" in text
+    assert "missed: cards 1, jokers 0 (0 of them only at the image border)" in text
     assert "KD" in text and "calibration not written" in text
     assert not (tmp_path / "m.calibration.json").exists()
 

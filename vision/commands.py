@@ -145,6 +145,12 @@ def cmd_eval(args: argparse.Namespace) -> int:
         f"{_fmt(away['identity_precision'])}  recall {_fmt(away['identity_recall'])}  "
         f"perfect images {_fmt(away['perfect_images'])}"
     )
+    for kind, label in (("missed", "missed"), ("false", "read falsely")):
+        row = summary["mistakes"][kind]
+        print(
+            f"{label}: cards {row['cards']}, jokers {row['jokers']} "
+            f"({row['at_border']} of them only at the image border)"
+        )
     print(f"{'class':<6}{'tp':>5}{'fp':>5}{'fn':>5}{'precision':>11}{'recall':>8}")
     for name, row in summary["per_class"].items():
         print(

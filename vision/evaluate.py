@@ -23,7 +23,7 @@ from typing import Any, Protocol
 import cv2
 import numpy as np
 
-from vision.classes import CLASS_ID
+from vision.classes import CLASS_ID, JOKERS
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff"}
 GREEN, RED, ORANGE, WHITE = (0, 160, 0), (0, 0, 220), (0, 140, 255), (255, 255, 255)
@@ -304,6 +304,21 @@ class EvalResult:
             else:
                 counts.fn += 1
 
+    def mistakes(self) -> dict[str, dict[str, int]]:
+        """The identities missed and read falsely, told apart as cards or jokers, and how many
+        of each kind lay only at the image border (where what to label is a matter of how much
+        of the index shows)."""
+        counts = {kind: {"cards": 0, "jokers": 0, "at_border": 0} for kind in ("missed", "false")}
+        for image in self.images:
+            for kind, names in (
+                ("missed", image.labelled - image.predicted),
+                ("false", image.predicted - image.labelled),
+            ):
+                for name in names:
+                    counts[kind]["jokers" if name in JOKERS else "cards"] += 1
+                    counts[kind]["at_border"] += name in image.at_border
+        return counts
+
     def inside(self) -> EvalResult:
         """The same scores with the identities at each image's border set aside."""
         inside = EvalResult()
@@ -320,6 +335,7 @@ class EvalResult:
             "identity_recall": _round(self.identity_recall),
             "perfect_images": _round(self.perfect_images),
             "per_class": {n: self.per_class[n].to_json() for n in order},
+            "mistakes": self.mistakes(),
             "away_from_border": {
                 "border_px": BORDER_PX,
                 "set_aside": sum(len(r.at_border) for r in self.images),
