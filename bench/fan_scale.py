@@ -27,11 +27,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from chaodipi.config import Calibration, TableGeometry, ZoneConfig
 from vision.calibration import top_down_view, warp_view
 from vision.crops import ReadingSource
 from vision.detector import DEFAULT_MODEL, CardDetector
 from vision.grouping import group_cards
+from vision.table_geometry import Calibration, TableGeometry, ZoneConfig
 from vision.zones import Zones
 
 

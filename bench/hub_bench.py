@@ -1,8 +1,8 @@
 """Hub bench: 64 tables stream through a real Mosquitto to one hub.
 
-Starts ``mosquitto`` on a free port, the hub (:class:`chaodipi.hub.Hub`) in this process and
+Starts ``mosquitto`` on a free port, the hub (:class:`chaodipi.hub.hub.Hub`) in this process and
 the tables in a second process: each table is a real event log (:class:`EventStore`) with its
-real :class:`~chaodipi.outbox.Outbox`. Two phases:
+real :class:`~chaodipi.table.outbox.Outbox`. Two phases:
 
 1. **Sustained throughput.** Every table's log is filled with ``--burst`` events first; then
    the outboxes start together and the bench measures how many events a second the hub
@@ -31,11 +31,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from chaodipi.hub import Hub  # noqa: E402
-from chaodipi.hub_config import HubConfig  # noqa: E402
+from chaodipi.hub.config import HubConfig  # noqa: E402
+from chaodipi.hub.hub import Hub  # noqa: E402
 from chaodipi.mqtt_link import MqttConfig  # noqa: E402
-from chaodipi.outbox import Outbox  # noqa: E402
-from chaodipi.store import EventStore, StoredEvent  # noqa: E402
+from chaodipi.table.outbox import Outbox  # noqa: E402
+from chaodipi.table.store import EventStore, StoredEvent  # noqa: E402
 from tests.mqtt_broker import Broker  # noqa: E402
 
 PLAY = {"seat": "N", "cards": ["10H"], "t_landed": 0.0, "t_stable": 0.0, "frames": {}}

@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/pi_reference.py [--runs 30] [--json]
 
-The Pi budget (``chaodipi.pipeline.PI_SLOWDOWN``: one core here ≈ 4× a Raspberry Pi 5) was
+The Pi budget (``chaodipi.table.pipeline.PI_SLOWDOWN``: one core here ≈ 4× a Raspberry Pi 5) was
 stated for a development machine on which yolo11n at 640 px took 41.0 ms in onnxruntime on one
 thread (``DEV_YOLO11N_640_MS``), against ≈ 170 ms on a Pi 5 (``PI5_YOLO11N_640_MS``,
 ultralytics' published figure). Development VMs differ by half as much again, so a pipeline
@@ -30,7 +30,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from vision.train import REPO_ROOT, prepare_offline
+from vision.training.train import REPO_ROOT, prepare_offline
 
 PI5_YOLO11N_640_MS = 170.0
 DEV_YOLO11N_640_MS = 41.0

@@ -4,7 +4,7 @@
         [--size 4608x2592] [--fps 10] [--tricks 3] [--decision-fps 4] [--json]
 
 Replays FOOTAGE (a frame folder or video, e.g. one written by ``chaodipi render``) through
-``chaodipi.pipeline.TablePipeline`` with OpenCV and onnxruntime on one thread; without FOOTAGE
+``chaodipi.table.pipeline.TablePipeline`` with OpenCV and onnxruntime on one thread; without FOOTAGE
 it first renders the first ``--tricks`` tricks of a simulated hand at ``--size`` (the camera
 resolution) into a temporary folder. Prints, per stage (motion gate on every frame, warp,
 detector, grouping + zones, tracker + game feed), ms per call, ms per decision and the share of
@@ -28,12 +28,11 @@ import cv2
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.pi_reference import pi_slowdown, reference_model, reference_ms
-from chaodipi.pipeline import PI_SLOWDOWN, TablePipeline, budget_text, contract_from_record
-from chaodipi.replay import footage_files, read_json, replay
+from chaodipi.replay.replay import footage_files, read_json, replay
+from chaodipi.table.pipeline import PI_SLOWDOWN, TablePipeline, budget_text, contract_from_record
 from engine.simulate import simulate_hand
 from vision.detector import DEFAULT_MODEL, CardDetector
-from vision.render import render_hand
-from vision.render_cli import CAMERA_SIZE_TEXT, parse_size
+from vision.synth.render import CAMERA_SIZE_TEXT, parse_size, render_hand
 
 
 def render_clip(out: Path, size: tuple[int, int], fps: float, tricks: int) -> Path:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from chaodipi.config import TableConfig, WebConfig
-from chaodipi.store import EventStore
+from chaodipi.table.store import EventStore
 from engine.simulate import simulate_hand
 from web_dashboard.app import create_app
 

@@ -43,12 +43,12 @@ def serve(data_dir: Path, rate: float, seconds: float, threads: int) -> None:
     """The table service with a steady appender; prints its port, then its CPU use."""
     from waitress.server import create_server
 
-    from chaodipi.actions import advance_hand, start_table
     from chaodipi.config import TableConfig
-    from chaodipi.feed import contract_of, record_events
-    from chaodipi.live import LiveTable
-    from chaodipi.sink import CameraSink
-    from chaodipi.store import EventStore
+    from chaodipi.table.actions import advance_hand, start_table
+    from chaodipi.table.feed import contract_of, record_events
+    from chaodipi.table.live import LiveTable
+    from chaodipi.table.sink import CameraSink
+    from chaodipi.table.store import EventStore
     from engine.simulate import simulate_hand
     from web_dashboard.app import create_app
 

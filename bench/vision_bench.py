@@ -32,9 +32,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from chaodipi.config import TableGeometry, ZoneConfig
 from vision.detector import DEFAULT_MODEL, CardDetector
 from vision.grouping import group_cards
+from vision.table_geometry import TableGeometry, ZoneConfig
 from vision.zones import Zones
 
 CARDS = ["AS", "10H", "KD", "7C", "BJ", "QS", "2H", "9D"]

@@ -1,8 +1,8 @@
-"""``python -m chaodipi``: the console command without an installed entry point (a lent GPU
-machine runs the checkout as it travels, see ``vision/gpu_round/``)."""
+"""``python -m chaodipi``: the console command from a checkout, without an installed entry
+point."""
 
 import sys
 
-from chaodipi.cli import main
+from chaodipi.cli.main import main
 
 sys.exit(main())

@@ -25,7 +25,7 @@ wide: a condensed "10" reads as Q, a small ♠ as ♣. One still frame a trick o
 hands of the held-out deck (``models/README.md``, "Fifteenth session"): 192 of 204 seats' plays
 read exactly at 2304×1296, 197 at 3456×1944, 201 at 4608×2592 — every "10" right at full
 resolution, with the full sensor's own noise and softness drawn (no 2×2 sum:
-``vision.render_scene.Photometric``). So the service asks for the full sensor. It costs 42.3
+``vision.synth.render_scene.Photometric``). So the service asks for the full sensor. It costs 42.3
 ms of work a decision here where the binned mode costs 39.7 (68 % and 64 % of the Pi 5's
 budget, ``bench/pipeline_bench.py --tricks 2``: warping from a bigger frame, the motion gate's
 first shrink), 36 MB a frame instead of 9 MB (one copy a frame out of Picamera2's buffer), and a

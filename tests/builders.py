@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from chaodipi.config import Calibration, TableConfig
+from chaodipi.config import TableConfig
 from engine.audit import AuditReport, audit
 from engine.record import load_record
+from vision.table_geometry import Calibration
 
 
 def trick(text: str, times: list[float] | None = None) -> dict[str, Any]:

@@ -7,10 +7,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from chaodipi.hub import Hub
-from chaodipi.hub_config import BracketConfig, HubConfig, HubWeb
+from chaodipi.hub.config import BracketConfig, HubConfig, HubWeb
+from chaodipi.hub.hub import Hub
 from chaodipi.mqtt_link import MqttConfig
-from chaodipi.store import StoredEvent
+from chaodipi.table.store import StoredEvent
 from tests.table_helpers import hand, table
 
 ORGANISER_PIN = "1357"

@@ -6,11 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from chaodipi.actions import start_table
-from chaodipi.feed import contract_of, record_events
-from chaodipi.live import LiveTable
-from chaodipi.sink import CameraSink
-from chaodipi.store import EventStore
+from chaodipi.table.actions import start_table
+from chaodipi.table.feed import contract_of, record_events
+from chaodipi.table.live import LiveTable
+from chaodipi.table.sink import CameraSink
+from chaodipi.table.store import EventStore
 from engine.simulate import simulate_hand
 
 EPOCH = 1_764_400_000.0

@@ -27,7 +27,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from chaodipi.config import CORNERS, Calibration, TableGeometry
+from vision.table_geometry import CORNERS, Calibration, TableGeometry
 
 ARUCO_DICT = cv2.aruco.DICT_4X4_50
 ARUCO_DICT_NAME = "DICT_4X4_50"

@@ -25,7 +25,7 @@ from vision.crops import (
     crop,
     crop_mapped,
 )
-from vision.detector import (
+from vision.onnx_model import (
     REPO_ROOT,
     ModelError,
     open_session,

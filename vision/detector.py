@@ -12,7 +12,6 @@ It needs only onnxruntime, OpenCV and numpy (never ultralytics or torch).
 
 from __future__ import annotations
 
-import ast
 import itertools
 import json
 import math
@@ -27,8 +26,16 @@ import numpy.typing as npt
 
 from vision.classes import CLASS_NAMES, JOKERS
 from vision.crops import ReadingSource
+from vision.onnx_model import (
+    REPO_ROOT,
+    ModelError,
+    open_session,
+    read_metadata_imgsz,
+    read_metadata_names,
+    shown_path,
+    to_blob,
+)
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_MODEL = REPO_ROOT / "models" / "card_detector.onnx"
 CONF = 0.5  # a read's confidence threshold (see ``CardDetector.conf``)
 PAD_VALUE = 114
@@ -41,18 +48,6 @@ STRIDE = 32  # a YOLO input side must be a multiple of the network's largest str
 
 Box = tuple[float, float, float, float]
 FloatArray = npt.NDArray[np.float32]
-
-
-class ModelError(ValueError):
-    """The model (or its calibration) cannot be used; the message is one line with the fix."""
-
-
-def _shown(path: Path) -> str:
-    """``path`` relative to the working directory when it lies below it, for messages."""
-    try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
-        return str(path)
 
 
 @dataclass(frozen=True)
@@ -161,12 +156,12 @@ class Calibration:
             a, b = float(data["a"]), float(data["b"])
         except (OSError, ValueError, KeyError, TypeError) as e:
             raise ModelError(
-                f"calibration file {_shown(path)} is unreadable ({type(e).__name__}): "
+                f"calibration file {shown_path(path)} is unreadable ({type(e).__name__}): "
                 "delete it or refit it with `chaodipi vision eval --calibrate`"
             ) from None
         if not (math.isfinite(a) and math.isfinite(b)) or a <= 0:
             raise ModelError(
-                f"calibration file {_shown(path)} has a non-increasing map (a={a}): delete it"
+                f"calibration file {shown_path(path)} has a non-increasing map (a={a}): delete it"
             )
         return cls(a, b)
 
@@ -241,13 +236,6 @@ def pad_to_stride(image_bgr: np.ndarray, stride: int = STRIDE) -> tuple[np.ndarr
         image_bgr, top, dh - top, left, dw - left, cv2.BORDER_CONSTANT, value=(PAD_VALUE,) * 3
     )
     return padded, Letterbox(1.0, float(left), float(top))
-
-
-def to_blob(images_bgr: Sequence[np.ndarray]) -> FloatArray:
-    """Stack same-sized BGR uint8 images into an NCHW float32 RGB batch scaled to 0..1."""
-    batch = np.stack([img[:, :, ::-1] for img in images_bgr])  # BGR → RGB
-    blob = batch.transpose(0, 3, 1, 2).astype(np.float32) * np.float32(1 / 255)
-    return np.ascontiguousarray(blob)
 
 
 def nms(boxes: FloatArray, scores: FloatArray, iou: float = 0.5) -> npt.NDArray[np.intp]:
@@ -403,54 +391,6 @@ def _overlaps(plan: Sequence[Tile]) -> tuple[float, float]:
 # --------------------------------------------------------------------------- the detector
 
 
-def open_session(path: Path, threads: int, what: str, train_command: str) -> Any:
-    """An onnxruntime CPU session for the model at ``path``; a one-line ModelError otherwise."""
-    shown = _shown(path)
-    fix = f"run `chaodipi vision {train_command}` or restore it from git"
-    if not path.is_file():
-        raise ModelError(f"{what} file {shown} is missing: {fix}")
-    import onnxruntime as ort  # the one heavy import, kept out of module import time
-
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = max(1, int(threads))
-    options.inter_op_num_threads = 1
-    options.log_severity_level = 3
-    try:
-        return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-    except Exception as e:  # onnxruntime raises its own exception types
-        reason = str(e).strip().splitlines()[0][:120] if str(e).strip() else type(e).__name__
-        raise ModelError(
-            f"{what} file {shown} is not a usable ONNX model ({reason}): {fix}"
-        ) from None
-
-
-def read_metadata_names(meta: dict[str, str]) -> tuple[str, ...] | None:
-    text = meta.get("names")
-    if not text:
-        return None
-    try:
-        names = ast.literal_eval(text)
-    except (ValueError, SyntaxError):
-        return None
-    if isinstance(names, dict):
-        return tuple(str(names[k]) for k in sorted(names))
-    if isinstance(names, list | tuple):
-        return tuple(str(n) for n in names)
-    return None
-
-
-def read_metadata_imgsz(meta: dict[str, str]) -> int | None:
-    try:
-        value = ast.literal_eval(meta.get("imgsz", ""))
-    except (ValueError, SyntaxError):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, list | tuple) and value and all(isinstance(v, int) for v in value):
-        return int(value[0])
-    return None
-
-
 @dataclass
 class CardDetector:
     """The card detector: ``CardDetector().detect(frame_bgr)`` → list of :class:`Detection`.
@@ -507,7 +447,7 @@ class CardDetector:
 
     def __post_init__(self) -> None:
         self.model_path = Path(self.model_path)
-        shown = _shown(self.model_path)
+        shown = shown_path(self.model_path)
         self.session = open_session(self.model_path, self.threads, "model", "train")
         meta = dict(self.session.get_modelmeta().custom_metadata_map)
         model_input = self.session.get_inputs()[0]

@@ -79,7 +79,6 @@ from typing import Protocol
 import cv2
 import numpy as np
 
-from chaodipi.config import Calibration
 from vision.calibration import top_down_view, warp_view
 from vision.classes import JOKERS
 from vision.crops import ReadingSource
@@ -87,6 +86,7 @@ from vision.detector import Detection
 from vision.fan_strips import STRIP_CONFIDENCE, StripReads, hidden_jokers
 from vision.grouping import BoxLike, CardSighting, group_cards
 from vision.index_tracks import IndexTracks
+from vision.table_geometry import Calibration
 from vision.zones import (
     CARD_H_CM,
     CARD_W_CM,

@@ -18,7 +18,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from chaodipi.config import Calibration, TableGeometry, ZoneConfig
+from vision.table_geometry import Calibration, TableGeometry, ZoneConfig
 
 SEATS: tuple[str, ...] = ("N", "E", "S", "W")
 CENTRE = "centre"

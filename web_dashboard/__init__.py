@@ -5,6 +5,7 @@ This package owns the HTTP side of one table (``web_dashboard/API.md`` is the co
 (session key, PIN rate limit, CSRF), ``api`` (spectator JSON, the live event stream, hand
 records), ``referee_api`` (decisions, corrections, contract, kitty, 炒底, next hand and match),
 and the pages in ``templates/`` and ``static/``. It reads the table through
-``chaodipi.store`` / ``chaodipi.table_state`` and holds no rules of its own. The tournament hub
+``chaodipi.table.store`` / ``chaodipi.table.table_state`` and holds no rules of its own. The
+tournament hub
 (many tables) is a later issue.
 """

@@ -2,7 +2,8 @@
 
 This module owns the public routes of ``web_dashboard/API.md``. Nothing here needs a session
 and nothing here shows referee-only data: the state is
-:meth:`~chaodipi.table_state.TableState.to_public_json`; ``/api/events`` leaves out ``snapshot``
+:meth:`~chaodipi.table.table_state.TableState.to_public_json`; ``/api/events`` leaves out
+``snapshot``
 events, the notes of ``infraction_decided`` and the frames of ``play_corrected`` (and every
 event's actor). ``/api/stream`` sends ``event: state`` with ``id: <seq>`` at once and on every
 append (it waits on the store's condition, so within milliseconds), and a ``: heartbeat``
@@ -18,7 +19,7 @@ from typing import Any
 
 from flask import Blueprint, Response, jsonify, request
 
-from chaodipi.store import StoredEvent
+from chaodipi.table.store import StoredEvent
 from web_dashboard.auth import error
 from web_dashboard.context import ctx
 

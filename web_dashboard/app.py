@@ -19,9 +19,9 @@ from typing import Any
 from flask import Flask, redirect, render_template, request, session
 
 from chaodipi.config import TableConfig
-from chaodipi.evidence import Evidence
-from chaodipi.live import LiveTable
-from chaodipi.store import EventStore
+from chaodipi.table.evidence import Evidence
+from chaodipi.table.live import LiveTable
+from chaodipi.table.store import EventStore
 from web_dashboard import api, referee_api
 from web_dashboard.auth import (
     LoginLimiter,

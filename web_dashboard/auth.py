@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 
 from flask import jsonify, render_template, request, session
 
-from chaodipi.evidence import write_atomic
+from chaodipi.table.evidence import write_atomic
 
 F = TypeVar("F", bound=Callable[..., Any])
 MAX_FAILURES = 5

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from flask import current_app
 
 from chaodipi.config import TableConfig
-from chaodipi.evidence import Evidence
-from chaodipi.live import LiveTable
+from chaodipi.table.evidence import Evidence
+from chaodipi.table.live import LiveTable
 from web_dashboard.auth import LoginLimiter
 
 

@@ -27,7 +27,7 @@ from web_dashboard.app import create_spectator_app
 from web_dashboard.auth import LoginLimiter, error, refuse_pin, secret_key
 
 if TYPE_CHECKING:
-    from chaodipi.hub import Hub
+    from chaodipi.hub.hub import Hub
 
 
 def create_hub_app(hub: Hub) -> Any:

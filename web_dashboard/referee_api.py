@@ -5,7 +5,7 @@ referee session (401), every POST the session's CSRF token (403); a bad body is 
 bilingual line naming the field and the fix. Each POST appends events (actor
 ``referee:<name>``) and answers ``{"ok": true, "seq": <the last appended seq>}``; the state
 follows from the fold. A correction also saves the trick's picture and its labels as training
-data (:func:`chaodipi.evidence.save_correction`).
+data (:func:`chaodipi.table.evidence.save_correction`).
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from typing import Any
 
 from flask import Blueprint, abort, jsonify, request, send_file
 
-from chaodipi.actions import advance_hand, new_match
-from chaodipi.evidence import save_correction
-from chaodipi.hand_fold import with_kitty
-from chaodipi.table_state import check_contract, is_level_pair
+from chaodipi.table.actions import advance_hand, new_match
+from chaodipi.table.evidence import save_correction
+from chaodipi.table.hand_fold import with_kitty
+from chaodipi.table.table_state import check_contract, is_level_pair
 from engine.cards import SEATS, CardError, parse
 from engine.record import load_record
 from web_dashboard.auth import error, referee_name, referee_only

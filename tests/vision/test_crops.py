@@ -1,0 +1,189 @@
+"""Corner-index crops: one geometry for the classifier's training data and its runtime."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.classifier import CardClassifier
+from vision.crops import (
+    CLASSIFIER_NAMES,
+    CROP_SIZE,
+    NONE_CLASS,
+    ReadingSource,
+    crop,
+    crop_mapped,
+)
+from vision.onnx_model import ModelError
+from vision.synth.crop_data import scene_crops, synthesize_crops
+from vision.synth.text_negatives import _vertical_word, text_negative
+
+
+def _marked_image() -> np.ndarray:
+    image = np.zeros((400, 600, 3), np.uint8)
+    image[100:140, 200:230] = 255  # a 30 × 40 white "index"
+    return image
+
+
+def test_a_crop_is_square_centred_on_the_box_with_a_margin() -> None:
+    patch = crop(_marked_image(), (200, 100, 230, 140))
+    assert patch.shape == (CROP_SIZE, CROP_SIZE, 3)
+    white = np.argwhere(patch[:, :, 0] > 128)
+    (y0, x0), (y1, x1) = white.min(0), white.max(0)
+    # The long side (40 px) fills 1/1.3 of the crop, centred.
+    assert abs((y1 - y0 + 1) - CROP_SIZE / 1.3) <= 2
+    assert abs((y0 + y1) / 2 - (CROP_SIZE - 1) / 2) <= 1.5
+    assert abs((x0 + x1) / 2 - (CROP_SIZE - 1) / 2) <= 1.5
+
+
+def test_big_boxes_are_area_averaged_to_the_same_geometry() -> None:
+    image = np.zeros((2000, 2000, 3), np.uint8)
+    image[500:900, 600:900] = 255  # 300 × 400: shrunk more than 2× into the crop
+    small = crop(image, (600, 500, 900, 900))
+    white = np.argwhere(small[:, :, 0] > 128)
+    assert abs((white[:, 0].max() - white[:, 0].min() + 1) - CROP_SIZE / 1.3) <= 2
+
+
+def test_a_box_at_the_image_edge_is_padded_not_an_error() -> None:
+    patch = crop(_marked_image(), (-20, -30, 10, 10))
+    assert patch.shape == (CROP_SIZE, CROP_SIZE, 3)
+
+
+def test_a_crop_can_be_read_from_a_finer_source_through_a_homography() -> None:
+    """The pipeline localises on a coarse view and reads from the camera frame: the crop of a
+    coarse-view box cut from a source twice as fine shows the same thing, only sharper."""
+    coarse = _marked_image()
+    fine = np.zeros((800, 1200, 3), np.uint8)
+    fine[200:280, 400:460] = 255  # the same index at twice the resolution
+    twice = np.array([[2.0, 0, 0.5], [0, 2.0, 0.5], [0, 0, 1]])  # pixel centres onto centres
+    box = (200, 100, 230, 140)
+    from_fine = crop_mapped(ReadingSource(fine, twice), box)
+    assert np.abs(from_fine.astype(int) - crop(coarse, box).astype(int)).mean() < 4
+    from_itself = crop_mapped(ReadingSource(coarse, np.eye(3)), box)
+    assert np.abs(from_itself.astype(int) - crop(coarse, box).astype(int)).mean() < 1
+
+
+def test_a_much_finer_source_is_area_averaged_not_aliased() -> None:
+    stripes = np.zeros((1600, 1600, 3), np.uint8)
+    stripes[:, ::2] = 255  # a pattern finer than any crop pixel: must average to grey
+    patch = crop_mapped(ReadingSource(stripes, np.diag([40.0, 40.0, 1.0])), (10, 10, 30, 30))
+    assert np.abs(patch.astype(int) - 127).max() < 20
+
+
+def test_scene_crops_label_every_box_and_add_none_crops() -> None:
+    rng = np.random.default_rng(0)
+    boxes = [(CLASSIFIER_NAMES.index("10H"), 200.0, 100.0, 230.0, 140.0)]
+    labels = [label for label, _ in scene_crops(rng, _marked_image(), boxes, 2, 3)]
+    assert labels.count("10H") == 2
+    assert labels.count(NONE_CLASS) == 3
+
+
+def test_a_missing_classifier_is_a_one_line_error_naming_the_file(tmp_path: Path) -> None:
+    missing = tmp_path / "card_classifier.onnx"
+    with pytest.raises(ModelError) as err:
+        CardClassifier(missing)
+    message = str(err.value)
+    assert "\n" not in message
+    assert "card_classifier.onnx" in message and "missing" in message
+    assert "chaodipi vision train-classifier" in message
+
+
+def test_training_the_classifier_needs_train_and_val_folders(tmp_path: Path) -> None:
+    from vision.training.train import TrainError, train_classifier
+
+    with pytest.raises(TrainError, match=r"needs train/ and val/ .*chaodipi vision crops"):
+        train_classifier(tmp_path)
+
+
+def test_text_negatives_are_crops_of_letters_that_are_not_an_index() -> None:
+    rng = np.random.default_rng(4)
+    patches = [text_negative(rng) for _ in range(12)]
+    assert all(p.shape == (CROP_SIZE, CROP_SIZE, 3) and p.dtype == np.uint8 for p in patches)
+    assert all(float(p.std()) > 3.0 for p in patches), "each crop shows ink on paper"
+    assert _vertical_word(np.random.default_rng(0)) not in "JOKER"
+
+
+def test_crops_of_a_scene_set_include_printed_text_as_none(tmp_path: Path) -> None:
+    written = synthesize_crops(
+        2, tmp_path, seed=5, designs=["procedural"], workers=1, text_negatives=3
+    )
+    text = sorted((tmp_path / "train" / NONE_CLASS).glob("*_t*.png"))
+    assert len(text) == 6
+    assert written >= 6
+
+
+class _ScriptedSession:
+    """Stands in for onnxruntime: reads a crop as "10H", surely when it is bright at the top."""
+
+    def __init__(self, names: tuple[str, ...]) -> None:
+        self.names = names
+        self.crops_seen = 0
+
+    def run(self, _outputs: object, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
+        blob = next(iter(feeds.values()))
+        self.crops_seen += len(blob)
+        probs = np.zeros((len(blob), len(self.names)), np.float32)
+        for i, image in enumerate(blob):
+            sure = float(image[:, : image.shape[1] // 2].mean()) > 0.5
+            probs[i, self.names.index("10H")] = 0.98 if sure else 0.6
+            probs[i, self.names.index(NONE_CLASS)] = 0.02 if sure else 0.4
+        return [probs]
+
+
+def test_only_unsure_boxes_get_a_second_look(tmp_path: Path) -> None:
+    from tests.tiny_models import tiny_classifier
+
+    classifier = CardClassifier(tiny_classifier(tmp_path / "card_classifier.onnx"))
+    session = _ScriptedSession(classifier.names)
+    classifier.session = session
+    classifier.dynamic_batch = True
+    image = np.zeros((200, 400, 3), np.uint8)
+    image[0:40, 0:200] = 255  # bright only in the upper half of the left box's crop
+    sure_box, unsure_box = (80.0, 20.0, 120.0, 60.0), (280.0, 120.0, 320.0, 160.0)
+    reads = classifier.classify(image, [sure_box, unsure_box])
+    assert [name for name, _ in reads] == ["10H", "10H"]
+    assert len(classifier.views) == 4  # the quarter turns
+    assert session.crops_seen == 2 + 3, "two first looks, three more for the unsure box"
+    assert reads[0][1] == pytest.approx(0.98)
+    classifier.second_look_below = 1.0
+    session.crops_seen = 0
+    classifier.classify(image, [sure_box, unsure_box])
+    assert session.crops_seen == 2 * 4, "1.0 looks at every box with every view"
+
+
+def test_a_read_names_the_runner_up_with_its_probability(tmp_path: Path) -> None:
+    from tests.tiny_models import tiny_classifier
+
+    classifier = CardClassifier(tiny_classifier(tmp_path / "card_classifier.onnx"))
+    classifier.session = _ScriptedSession(classifier.names)
+    classifier.dynamic_batch = True
+    image = np.full((200, 400, 3), 255, np.uint8)  # every look is sure: 10H 0.98, none 0.02
+    (read,) = classifier.read(image, [(80.0, 20.0, 120.0, 60.0)])
+    assert (read.identity, read.runner_up) == ("10H", NONE_CLASS)
+    assert read.probability == pytest.approx(0.98)
+    assert read.runner_up_probability == pytest.approx(0.02)
+
+
+def test_eval_crops_scores_the_classifier_alone_per_class_with_its_confusions(
+    tmp_path: Path,
+) -> None:
+    from tests.tiny_models import tiny_classifier
+    from vision.training.crop_eval import CropsError, evaluate_crops
+
+    classifier = CardClassifier(tiny_classifier(tmp_path / "card_classifier.onnx"))
+    classifier.session = _ScriptedSession(classifier.names)  # reads every crop as 10H
+    classifier.dynamic_batch = True
+    crops = tmp_path / "crops" / "test"
+    for name, count in (("10H", 2), ("QS", 1)):
+        (crops / name).mkdir(parents=True)
+        for i in range(count):
+            cv2.imwrite(str(crops / name / f"{i}.png"), np.full((64, 64, 3), 255, np.uint8))
+    result = evaluate_crops(crops, classifier)
+    assert (result["crops"], result["accuracy"]) == (3, 0.6667)
+    assert result["per_class"]["QS"] == {"n": 1, "right": 0, "accuracy": 0.0}
+    assert result["confusions"] == [{"true": "QS", "read": "10H", "n": 1}]
+    with pytest.raises(CropsError, match="holds no <class>/ folders of crops"):
+        evaluate_crops(tmp_path / "crops", classifier)  # the split folder was not given

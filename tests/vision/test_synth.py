@@ -1,0 +1,152 @@
+"""Synthetic training data: determinism, YOLO label validity, designs and card faces."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("PIL")
+pytest.importorskip("matplotlib")
+
+from vision.classes import CLASS_NAMES
+from vision.synth.faces import (
+    NOT_LETTERING,
+    designs,
+    draws_index,
+    font_paths,
+    make_face,
+    random_style,
+    render_procedural,
+)
+from vision.synth.scenes import render_scene, synthesize, with_jokers
+
+IMGSZ = 160
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("synth")
+    synthesize(6, out, seed=3, designs=["procedural"], imgsz=IMGSZ)
+    return out
+
+
+def test_designs_include_the_three() -> None:
+    assert {"procedural", "byron_knoll", "adrian_kennard"} <= set(designs())
+
+
+def test_same_seed_same_bytes(dataset: Path, tmp_path: Path) -> None:
+    synthesize(3, tmp_path, seed=3, designs=["procedural"], imgsz=IMGSZ)
+    for i in range(3):
+        name = f"{i:06d}"
+        a = (dataset / "images" / "train" / f"{name}.jpg").read_bytes()
+        b = (tmp_path / "images" / "train" / f"{name}.jpg").read_bytes()
+        assert a == b
+        la = (dataset / "labels" / "train" / f"{name}.txt").read_text()
+        assert la == (tmp_path / "labels" / "train" / f"{name}.txt").read_text()
+
+
+def test_labels_are_valid_yolo_inside_the_image(dataset: Path) -> None:
+    n_boxes = 0
+    for path in sorted((dataset / "labels" / "train").glob("*.txt")):
+        for line in path.read_text().splitlines():
+            parts = line.split()
+            assert len(parts) == 5
+            cls = int(parts[0])
+            cx, cy, w, h = map(float, parts[1:])
+            assert 0 <= cls < len(CLASS_NAMES)
+            assert w > 0 and h > 0
+            assert cx - w / 2 >= -1e-6 and cx + w / 2 <= 1 + 1e-6
+            assert cy - h / 2 >= -1e-6 and cy + h / 2 <= 1 + 1e-6
+            n_boxes += 1
+    assert n_boxes >= 1
+    yaml = (dataset / "data.yaml").read_text()
+    assert "train: images/train" in yaml and "'BJ'" in yaml
+    assert (dataset / "classes.txt").read_text().split() == list(CLASS_NAMES)
+
+
+def test_scene_with_face_up_cards_has_labels() -> None:
+    counts = [
+        len(render_scene(np.random.default_rng(i), ["procedural"], IMGSZ)[1]) for i in range(8)
+    ]
+    assert sum(c >= 1 for c in counts) >= 6
+    assert max(counts) < 200
+
+
+def test_faces_have_corner_indices_inside_the_face() -> None:
+    rng = np.random.default_rng(0)
+    for design in ("procedural", "byron_knoll"):
+        for ident in ("10H", "QS", "BJ"):
+            face = make_face(design, ident, rng)
+            w, h = face.size
+            assert len(face.corners) == 2
+            for q in face.corners:
+                assert q.shape == (4, 2)
+                assert (q >= 0).all() and (q[:, 0] <= w).all() and (q[:, 1] <= h).all()
+                qh = q[:, 1].max() - q[:, 1].min()
+                assert 0.05 * h < qh < 0.6 * h
+    assert make_face("adrian_kennard", "SJ", rng).whole_face
+
+
+def test_some_procedural_decks_print_jokers_without_a_corner_index() -> None:
+    """A quarter of the procedural decks draw picture-only jokers: labelled by the whole face."""
+    styles = [random_style(np.random.default_rng(seed)) for seed in range(200)]
+    picture_only = [s for s in styles if not s.joker_index]
+    assert 0.15 < len(picture_only) / len(styles) < 0.35
+    for identity in ("BJ", "SJ"):
+        face = render_procedural(picture_only[0], identity, 300)
+        assert face.whole_face and face.corners == ()
+        ink = (face.image[..., :3].astype(int) - np.array(picture_only[0].paper)).any(axis=2)
+        assert ink[face.image[..., 3] > 0].mean() > 0.01  # a figure, not a blank card
+    numbered = render_procedural(picture_only[0], "10H", 300)
+    assert not numbered.whole_face and len(numbered.corners) == 2
+
+
+def test_small_card_share_draws_scenes_at_the_table_camera_scale() -> None:
+    def box_heights(share: float) -> list[float]:
+        heights: list[float] = []
+        for i in range(6):
+            _, boxes = render_scene(np.random.default_rng(i), ["byron_knoll"], 160, 0, share)
+            heights += [y1 - y0 for _, _, y0, _, y1 in boxes]
+        return heights
+
+    small, large = box_heights(1.0), box_heights(0.0)
+    assert small and large
+    assert max(small) < 0.2 * 160  # an index of a card at most a quarter of the side
+    assert np.median(small) < np.median(large)
+
+
+def test_joker_share_mixes_jokers_into_fans_and_zero_changes_no_scene() -> None:
+    rng = np.random.default_rng(0)
+    for k in (1, 2, 3, 6):
+        cards = [f"{r}S" for r in ("2", "3", "4", "5", "6", "7")[:k]]
+        mixed = with_jokers(rng, cards)
+        changed = [a != b for a, b in zip(cards, mixed, strict=True)]
+        assert 1 <= sum(changed) <= (1 if k < 3 else 2)
+        assert all(c in ("BJ", "SJ") for c, ch in zip(mixed, changed, strict=True) if ch)
+
+    def joker_labels(share: float) -> int:
+        jokers = 0
+        for i in range(4):
+            _, boxes = render_scene(np.random.default_rng(i), ["procedural"], IMGSZ, 0, 0.1, share)
+            jokers += sum(CLASS_NAMES[c] in ("BJ", "SJ") for c, *_ in boxes)
+        return jokers
+
+    assert joker_labels(1.0) > joker_labels(0.0)
+    a, _ = render_scene(np.random.default_rng(5), ["procedural"], IMGSZ, 0)
+    b, _ = render_scene(np.random.default_rng(5), ["procedural"], IMGSZ, 0, joker_share=0.0)
+    assert (a == b).all()
+
+
+def test_index_lettering_comes_only_from_fonts_that_draw_every_index_character() -> None:
+    fonts = font_paths()
+    assert fonts, "matplotlib's fonts at least"
+    assert all(draws_index(f) for f in fonts)
+    assert not any(word in Path(f).stem for f in fonts for word in NOT_LETTERING)
+
+
+def test_a_file_that_is_no_font_draws_no_index(tmp_path: Path) -> None:
+    not_a_font = tmp_path / "broken.ttf"
+    not_a_font.write_bytes(b"not a font")
+    assert not draws_index(str(not_a_font))

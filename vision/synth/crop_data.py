@@ -1,0 +1,172 @@
+"""The classifier's training crops, cut from synthetic scenes with the runtime's crop geometry.
+
+``chaodipi vision crops`` cuts each labelled corner index of a synthetic scene
+(:mod:`vision.synth.scenes`) with :func:`vision.crops.crop`, its box jittered the way a localiser
+misses (scale, shift, a few degrees), plus "none" crops from everywhere else on the table (pips,
+court figures, card backs, cloth, hands) and printed text (:mod:`vision.synth.text_negatives`),
+so the classifier also rejects the localiser's false alarms. Folders follow the ultralytics
+classification layout ``OUT/<split>/<class>/NNNNNN_K.png``.
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.classes import CLASS_NAMES
+from vision.crops import CLASSIFIER_NAMES, NONE_CLASS, Box, crop
+from vision.synth.degrade import blur_down, jpeg_artefacts
+from vision.synth.text_negatives import text_negative
+
+
+def _iou(a: Box, b: Box) -> float:
+    w = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    h = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = w * h
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / union if union > 0 else 0.0
+
+
+def _jittered_crop(rng: np.random.Generator, image: np.ndarray, box: Box) -> np.ndarray:
+    """A crop of ``box`` as a localiser might miss it: scaled, shifted, a few degrees turned."""
+    return crop(
+        image,
+        box,
+        scale=float(rng.uniform(0.85, 1.25)),
+        shift_x=float(rng.uniform(-0.12, 0.12)),
+        shift_y=float(rng.uniform(-0.12, 0.12)),
+        angle=float(rng.uniform(-8, 8)),
+    )
+
+
+def scene_crops(
+    rng: np.random.Generator,
+    image: np.ndarray,
+    boxes: Sequence[tuple[int, float, float, float, float]],
+    jitters: int = 2,
+    negatives: int = 3,
+) -> Iterator[tuple[str, np.ndarray]]:
+    """Labelled crops of one scene: ``jitters`` per labelled box, ``negatives`` ``none`` crops."""
+    gts: list[Box] = [(x0, y0, x1, y1) for _, x0, y0, x1, y1 in boxes]
+    for cls, x0, y0, x1, y1 in boxes:
+        for _ in range(jitters):
+            patch = _jittered_crop(rng, image, (x0, y0, x1, y1))
+            yield CLASS_NAMES[cls], blur_down(rng, patch)
+    h, w = image.shape[:2]
+    sides = [max(b[2] - b[0], b[3] - b[1]) for b in gts] or [w * 0.08]
+    made = tries = 0
+    while made < negatives and tries < 30 * negatives:
+        tries += 1
+        side = float(rng.choice(sides)) * float(rng.uniform(0.7, 1.5))
+        if gts and rng.random() < 0.6:
+            # Near an index: the card's pips and court figure, or its neighbour in the fan.
+            g = gts[int(rng.integers(len(gts)))]
+            d, a = side * float(rng.uniform(0.8, 3.0)), float(rng.uniform(0, 2 * math.pi))
+            cx = min(max((g[0] + g[2]) / 2 + d * math.cos(a), 0.0), float(w))
+            cy = min(max((g[1] + g[3]) / 2 + d * math.sin(a), 0.0), float(h))
+        else:
+            cx, cy = float(rng.uniform(0, w)), float(rng.uniform(0, h))
+        cand = (cx - side / 2, cy - side / 2, cx + side / 2, cy + side / 2)
+        # An index must not be the main thing in a "none" crop: its centre stays out of the
+        # candidate's middle and the overlap stays small.
+        if any(
+            _iou(cand, g) > 0.1
+            or (
+                abs((g[0] + g[2]) / 2 - cx) < side * 0.35
+                and abs((g[1] + g[3]) / 2 - cy) < side * 0.35
+            )
+            for g in gts
+        ):
+            continue
+        made += 1
+        yield NONE_CLASS, blur_down(rng, crop(image, cand, angle=float(rng.uniform(-8, 8))))
+
+
+def _render_chunk(
+    args: tuple[int, int, int, Sequence[str], Sequence[int], Path, str, int, float, float],
+) -> int:
+    start, stop, seed, designs, sizes, out, split, text_negatives, joker_share, square = args
+    from vision.synth.scenes import render_scene
+
+    written = 0
+    for i in range(start, stop):
+        rng = np.random.default_rng(seed * 1_000_003 + i)
+        imgsz = int(rng.choice(list(sizes)))
+        image_rgb, boxes = render_scene(
+            rng, designs, imgsz, seed, joker_share=joker_share, square_bowls=square
+        )
+        image = cv2.cvtColor(image_rgb, cv2.COLOR_RGB2BGR)
+        image = jpeg_artefacts(rng, image)
+        for k, (label, patch) in enumerate(scene_crops(rng, image, boxes)):
+            folder = out / split / label
+            folder.mkdir(parents=True, exist_ok=True)
+            cv2.imwrite(str(folder / f"{i:06d}_{k}.png"), patch)
+            written += 1
+        for k in range(text_negatives):
+            path = out / split / NONE_CLASS / f"{i:06d}_t{k}.png"
+            cv2.imwrite(str(path), text_negative(rng))
+            written += 1
+    return written
+
+
+def synthesize_crops(
+    n_scenes: int,
+    out: Path,
+    seed: int,
+    designs: Sequence[str],
+    sizes: Sequence[int] = (320, 640),
+    split: str = "train",
+    workers: int = 2,
+    text_negatives: int = 1,
+    joker_share: float = 0.0,
+    square_bowls: float = 0.0,
+) -> int:
+    """Render ``n_scenes`` synthetic scenes and write their crops to ``out/<split>/<class>/``,
+    plus ``text_negatives`` printed-text ``none`` crops a scene
+    (:mod:`vision.synth.text_negatives`);
+    ``joker_share`` of the card groups get jokers mixed in, ``square_bowls`` of the stroke
+    fonts square their bowls (:func:`vision.synth.scenes.render_scene`).
+
+    Deterministic per scene (seeded like :func:`vision.synth.scenes.synthesize`); ``workers``
+    processes
+    share the scenes. Every class folder is created, so a split always lists all 55 classes.
+    Returns the number of crops written.
+    """
+    from vision.synth.scenes import _progress
+
+    out = Path(out)
+    for name in CLASSIFIER_NAMES:
+        (out / split / name).mkdir(parents=True, exist_ok=True)
+    chunk = 25
+    jobs = [
+        (
+            s,
+            min(s + chunk, n_scenes),
+            seed,
+            tuple(designs),
+            tuple(sizes),
+            out,
+            split,
+            text_negatives,
+            joker_share,
+            square_bowls,
+        )
+        for s in range(0, n_scenes, chunk)
+    ]
+    total = 0
+    bar = iter(_progress(len(jobs), f"crops {split} (×{chunk} scenes)"))
+    if workers <= 1:
+        for job in jobs:
+            total += _render_chunk(job)
+            next(bar, None)
+        return total
+    with multiprocessing.get_context("spawn").Pool(workers) as pool:
+        for written in pool.imap_unordered(_render_chunk, jobs):
+            total += written
+            next(bar, None)
+    return total
