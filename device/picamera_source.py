@@ -4,8 +4,8 @@ This module owns the Pi camera: its default resolution, its configuration and fr
 ``picamera2`` comes with Raspberry Pi OS (``sudo apt install python3-picamera2``) or the ``pi``
 extra; it is imported inside ``open()``, so the rest of ``device`` works anywhere.
 
-Default resolution: 4608×2592, the Camera Module 3's full sensor (since the fifteenth session;
-it was the 2×2-binned 2304×1296 mode before).
+Default resolution: 4608×2592, the Camera Module 3's full sensor (the 2×2-binned 2304×1296
+mode is the alternative, with the trade-off below).
 
 The Camera Module 3 (Sony IMX708, standard lens) has a 4608×2592 sensor (1.4 µm pixels) and
 a field of view of 66° horizontally and 41° vertically. Looking straight down from a height
@@ -21,10 +21,9 @@ A card index (rank and suit in the corner) is 18–20 mm tall, so at h = 1.5 m i
 18 × 1.155 = 20.8 px to 20 × 1.155 = 23.1 px high at 2304×1296 and 41.6–46.2 px at full
 resolution. The binned mode keeps an 18 mm index at ≥ 20 px up to h = 18 × 1296 / (20 ×
 0.7478) mm = 1.56 m, but the *rank* is then about 12 px tall and a "10" is two strokes 5 px
-wide: a condensed "10" reads as Q, a small ♠ as ♣. One still frame a trick of three rendered
-hands of the held-out deck (``models/README.md``, "Fifteenth session"): 192 of 204 seats' plays
-read exactly at 2304×1296, 197 at 3456×1944, 201 at 4608×2592 — every "10" right at full
-resolution, with the full sensor's own noise and softness drawn (no 2×2 sum:
+wide: a condensed "10" reads as Q, a small ♠ as ♣. Rendered hands of the held-out deck read
+better at full resolution (``models/README.md``, "Metrics": the binned mode misreads condensed
+"10"s that the full sensor reads), with the full sensor's own noise and softness drawn (no 2×2 sum:
 ``vision.synth.render_scene.Photometric``). So the service asks for the full sensor. It costs 42.3
 ms of work a decision here where the binned mode costs 39.7 (68 % and 64 % of the Pi 5's
 budget, ``bench/pipeline_bench.py --tricks 2``: warping from a bigger frame, the motion gate's

@@ -11,6 +11,8 @@ import subprocess
 import time
 from pathlib import Path
 
+from tests.waiting import DEADLINE_S
+
 MOSQUITTO = shutil.which("mosquitto") or (
     "/usr/sbin/mosquitto" if Path("/usr/sbin/mosquitto").exists() else None
 )
@@ -45,7 +47,7 @@ class Broker:
         )
         self.proc: subprocess.Popen[bytes] | None = None
 
-    def start(self, timeout: float = 10.0) -> None:
+    def start(self, timeout: float = DEADLINE_S) -> None:
         self.proc = subprocess.Popen(
             [str(MOSQUITTO), "-c", str(self.conf)],
             stdout=subprocess.DEVNULL,

@@ -419,12 +419,12 @@ class CardDetector:
     calibration: Calibration | None = None
     classifier_path: Path | str | None = "auto"
     loc_conf: float = 0.3
-    """The localiser's threshold. Measured (conf 0.5, fourth session's pair: one-class localiser
-    ``loc_v9`` exported at 576 px + classifier ``cls_v8``; identity precision / recall): real
+    """The localiser's threshold. Measured (conf 0.5, one-class localiser ``loc_v9`` exported at
+    576 px + classifier ``cls_v8``; identity precision / recall): real
     photos 0.972 / 0.986 at 0.3, 0.959 / 0.986 at 0.2; synthetic held-out design 0.900 / 0.747
     at 0.3, 0.889 / 0.755 at 0.2; the bundled demo clip's plays (the table camera's scale, where
     fanned cards show slivers of index the localiser boxes weakly) 13/20 exactly right at 0.3,
-    14/20 at 0.2. Third session (54-class localiser, ``cls_v6``): real 0.859 / 0.937 at 0.15,
+    14/20 at 0.2. With a 54-class localiser (and ``cls_v6``): real 0.859 / 0.937 at 0.15,
     0.899 / 0.937 at 0.3 — weak boxes were then mostly printed text."""
     joker_loc_conf: float = 0.05
     """A box the localiser scores from here up to ``loc_conf`` is read too when it is whole-card

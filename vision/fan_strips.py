@@ -42,7 +42,7 @@ such strips and reading them, by geometry and colour, not by any one deck's look
 
 A strip read this way is the evidence of a card, not of its index: it counts with
 ``STRIP_CONFIDENCE``, below any localised read. Measured on the replay-eval footage (twenty
-hands, held-out deck): see ``models/README.md`` ("Eighth session").
+hands, held-out deck): see ``models/README.md`` ("Metrics" and "Known limits").
 """
 
 from __future__ import annotations

@@ -45,7 +45,7 @@ def _add_run_arguments(
     p.add_argument("--batch", type=int, default=batch)
     p.add_argument("--threads", type=int, default=2, help="torch threads (default 2)")
     p.add_argument(
-        "--device", default="cpu", help="torch device: cpu (default), or 0 for a lent GPU"
+        "--device", default="cpu", help="torch device: cpu (default), or 0 for the first CUDA GPU"
     )
     p.add_argument(
         "--workers", type=int, default=0, help="data-loading processes (default 0: in-process)"

@@ -22,7 +22,7 @@ from chaodipi.demo import run as demo_run
 from chaodipi.demo.clip import CLIP, SIZE, clip_files
 from chaodipi.demo.run import ClipFeed, DemoService, clip_paths, truth_camera_events
 from chaodipi.table.feed import contract_of, read_record
-from vision.detector import DEFAULT_MODEL
+from tests.waiting import DEADLINE_S, wait_until
 from vision.events import read_events
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -45,7 +45,7 @@ class Demo:
         for line in self.proc.stdout:
             self.lines.put(line)
 
-    def wait_for(self, text: str, timeout: float = 20) -> str:
+    def wait_for(self, text: str, timeout: float = DEADLINE_S) -> str:
         end = time.monotonic() + timeout
         while time.monotonic() < end:
             try:
@@ -66,7 +66,7 @@ class Demo:
 
     def stop(self) -> int:
         self.proc.send_signal(signal.SIGTERM)
-        code = self.proc.wait(timeout=20)
+        code = self.proc.wait(timeout=DEADLINE_S)
         while not self.lines.empty():
             self.seen.append(self.lines.get())
         return code
@@ -78,7 +78,7 @@ class Demo:
 
 
 def state(url: str) -> dict[str, Any]:
-    with urllib.request.urlopen(f"{url}/api/state", timeout=5) as res:
+    with urllib.request.urlopen(f"{url}/api/state", timeout=DEADLINE_S) as res:
         data: dict[str, Any] = json.load(res)
     return data
 
@@ -100,7 +100,7 @@ def test_demo_serves_the_clip_plays_arrive_and_sigterm_exits_zero() -> None:
         assert (folder / "table-1.sqlite").exists()
         first = state(url)
         assert first["hand"]["declarer"] == "E" and first["hand"]["trump"] == "H"
-        demo.wait_for("the clip has ended", timeout=20)
+        demo.wait_for("the clip has ended")
         s = state(url)
         assert plays_seen(s) == 20 and len(s["hand"]["tricks"]) == 5
         found = {(i["kind"], i["seat"], i["trick"]) for i in s["infractions"]}
@@ -113,15 +113,12 @@ def test_demo_serves_the_clip_plays_arrive_and_sigterm_exits_zero() -> None:
         demo.kill()
 
 
-@pytest.mark.skipif(not DEFAULT_MODEL.is_file(), reason=f"no detector model at {DEFAULT_MODEL}")
 def test_demo_with_the_detector_reads_a_play_from_the_clip() -> None:
     demo = Demo("--speed", "100")
     try:
         url = demo.url()
         assert not any("SIMULATED" in line for line in demo.seen)
-        end = time.monotonic() + 25
-        while plays_seen(state(url)) == 0 and time.monotonic() < end:
-            time.sleep(0.25)
+        wait_until(lambda: plays_seen(state(url)) >= 1, step=0.25)
         assert plays_seen(state(url)) >= 1
         assert demo.stop() == 0
     finally:
@@ -195,8 +192,10 @@ def test_demo_takes_the_next_free_port_when_the_first_is_busy(
         service.prepare()
         _, port = demo_run.serve(service, "127.0.0.1", None)
         assert port != first
-        feed.done.wait(10)
-        assert plays_seen(state(f"http://127.0.0.1:{port}")) == 20
+        assert feed.done.wait(DEADLINE_S), "the clip did not play to its end"
+        url = f"http://127.0.0.1:{port}"
+        wait_until(lambda: plays_seen(state(url)) >= 20)
+        assert plays_seen(state(url)) == 20
     finally:
         service.stop()
         busy.close()
@@ -208,7 +207,7 @@ def test_demo_bad_input_is_one_line() -> None:
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=30,
+        timeout=2 * DEADLINE_S,
     )
     assert done.returncode == 2
     assert done.stderr.strip().count("\n") == 0 and "--model" in done.stderr
@@ -217,7 +216,7 @@ def test_demo_bad_input_is_one_line() -> None:
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=30,
+        timeout=2 * DEADLINE_S,
     )
     assert done.returncode == 2 and "--speed" in done.stderr
 
@@ -228,7 +227,7 @@ def test_demo_text_prints_the_referee_reading() -> None:
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=30,
+        timeout=2 * DEADLINE_S,
     )
     assert done.returncode == 0, done.stderr
     assert "revoke" in done.stdout and "overtime" in done.stdout

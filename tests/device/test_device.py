@@ -27,6 +27,7 @@ from device import (
     write_frame_folder,
 )
 from device.picamera_source import MISSING_MESSAGE
+from tests.waiting import DEADLINE_S, wait_until
 
 
 def _image(value: int, size: tuple[int, int] = (64, 48)) -> np.ndarray:
@@ -301,7 +302,7 @@ class ScriptedSource(FrameSource):
             return None
         if step == "hang":
             assert self.release is not None
-            self.release.wait(5)
+            self.release.wait(DEADLINE_S)
             raise SourceError("woke up too late")
         self.count += 1
         return Frame(_image(self.count), 0.0, self.count - 1, "scripted")
@@ -370,11 +371,7 @@ def test_resilient_reports_a_stall() -> None:
         assert clock.sleeps == [1.0]
         assert not hung.closed  # still stuck in its read: left to its thread
         release.set()
-        for _ in range(100):
-            if hung.closed:
-                break
-            threading.Event().wait(0.01)
-        assert hung.closed
+        assert wait_until(lambda: hung.closed)
 
 
 def test_resilient_ends_with_a_finite_source(video: Path) -> None:

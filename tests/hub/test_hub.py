@@ -20,6 +20,7 @@ from chaodipi.mqtt_link import MqttConfig, Topics, make_client, start
 from chaodipi.table.outbox import Outbox, event_payload
 from chaodipi.table.store import EventStore
 from tests.mqtt_broker import MOSQUITTO, SKIP_REASON, Broker
+from tests.waiting import DEADLINE_S, wait_until
 
 pytestmark = pytest.mark.skipif(MOSQUITTO is None, reason=SKIP_REASON)
 
@@ -46,15 +47,6 @@ def play(store: EventStore, n: int, start: int = 0) -> None:
         store.append("play", {"seat": "NESW"[i % 4], "cards": [f"{2 + i % 9}H"]}, "camera")
 
 
-def wait_until(check: Any, timeout: float = 20.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if check():
-            return True
-        time.sleep(0.05)
-    return bool(check())
-
-
 @pytest.fixture
 def broker(tmp_path: Path) -> Iterator[Broker]:
     b = Broker(tmp_path / "broker")
@@ -74,16 +66,16 @@ def test_the_outbox_resends_after_a_broker_restart_and_the_hub_holds_every_event
     outbox.start()
     try:
         play(store, 30)
-        assert hub.wait_for("T1", 30, 10)
-        assert outbox.wait_acked(30, 10)
+        assert hub.wait_for("T1", 30, DEADLINE_S)
+        assert outbox.wait_acked(30, DEADLINE_S)
 
         broker.stop()
         play(store, 40, start=30)  # the broker is down: they wait in the log
-        time.sleep(1.5)
+        time.sleep(1.5)  # the outage lasts a while: nothing may reach the hub meanwhile
         assert hub.replicas["T1"].last_seq == 30
         broker.start()
-        assert hub.wait_for("T1", 70, 20)
-        assert outbox.wait_acked(70, 10)
+        assert hub.wait_for("T1", 70, DEADLINE_S)
+        assert outbox.wait_acked(70, DEADLINE_S)
         assert rows(hub.replicas["T1"].store.path) == rows(store.path)
         assert hub.status["T1"]["online"] is True
     finally:
@@ -111,16 +103,17 @@ def test_duplicates_and_reordered_events_are_applied_once_in_order(
     )
     start(client, MqttConfig(host="127.0.0.1", port=broker.port))
     try:
-        assert hub.connected.wait(10)
+        assert hub.connected.wait(DEADLINE_S)
         order = [events[0], events[0], events[2], events[1], events[1], events[3], events[2]]
         order += [events[5], events[4], events[5], events[0]]
         for ev in order:
             client.publish(topics.events("T1"), event_payload(ev), qos=1)
-        assert hub.wait_for("T1", 6, 10)
-        time.sleep(0.5)
+        assert hub.wait_for("T1", 6, DEADLINE_S)
+        # every message sent has reached the hub: each one applied or counted as a duplicate
+        assert wait_until(lambda: hub.stats.applied + hub.stats.duplicates >= len(order))
         assert rows(hub.replicas["T1"].store.path) == rows(store.path)
         assert hub.stats.applied == 6 and hub.stats.duplicates == 5
-        assert wait_until(lambda: any(a["seq"] == 6 for a in acks), 5)
+        assert wait_until(lambda: any(a["seq"] == 6 for a in acks))
     finally:
         client.disconnect()
         client.loop_stop()
@@ -137,7 +130,7 @@ def test_events_of_a_table_not_in_hub_toml_are_rejected(tmp_path: Path, broker: 
     outbox.start()
     try:
         play(store, 3)
-        assert wait_until(lambda: hub.stats.unknown_table >= 3, 10)
+        assert wait_until(lambda: hub.stats.unknown_table >= 3)
         assert not (tmp_path / "hub" / "T9.sqlite").exists()
         assert hub.stats.applied == 0 and outbox.acked == 0
     finally:
@@ -225,8 +218,10 @@ def test_per_table_passwords_and_the_acl_keep_a_table_to_its_own_topics(tmp_path
         play(t1, 5)
         play(forged, 5)
         play(wrong, 5)
-        assert hub.wait_for("T1", 5, 15)
-        time.sleep(1.5)
+        assert hub.wait_for("T1", 5, DEADLINE_S)
+        # the impostor is let in and has sent its five forged events
+        assert wait_until(lambda: impostor.connected and impostor.sent >= 5)
+        time.sleep(1.5)  # time for them to arrive, were the ACL to let them through
         assert rows(hub.replicas["T1"].store.path) == rows(t1.path)
         assert hub.replicas["T2"].last_seq == 0
         assert good.connected and impostor.connected and not locked_out.connected
@@ -273,7 +268,7 @@ def test_tables_and_hub_talk_over_tls(tmp_path: Path) -> None:
     outbox.start()
     try:
         play(store, 8)
-        assert hub.wait_for("T1", 8, 15)
+        assert hub.wait_for("T1", 8, DEADLINE_S)
         assert rows(hub.replicas["T1"].store.path) == rows(store.path)
     finally:
         outbox.stop()

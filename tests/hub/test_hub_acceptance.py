@@ -21,6 +21,7 @@ import pytest
 from chaodipi.table.feed import record_events
 from engine.simulate import simulate_hand
 from tests.mqtt_broker import MOSQUITTO, SKIP_REASON, Broker
+from tests.waiting import DEADLINE_S, wait_until
 
 pytestmark = pytest.mark.skipif(MOSQUITTO is None, reason=SKIP_REASON)
 
@@ -32,7 +33,7 @@ OUTAGE_S = 30.0
 def rows(db: Path) -> list[tuple[Any, ...]]:
     if not db.exists():
         return []
-    con = sqlite3.connect(db, timeout=5)
+    con = sqlite3.connect(db, timeout=DEADLINE_S)
     try:
         return con.execute("SELECT seq, t, kind, actor, data FROM events ORDER BY seq").fetchall()
     except sqlite3.OperationalError:
@@ -114,29 +115,32 @@ def test_three_tables_survive_a_broker_outage_and_a_killed_table_without_loss_or
         table_db = {t: tmp_path / t / f"{t}.sqlite" for t in TABLES}
         hub_db = {t: tmp_path / "hub" / f"{t}.sqlite" for t in TABLES}
 
-        time.sleep(4.0)  # streaming live
-        assert all(rows(hub_db[t]) for t in TABLES), "nothing reached the hub before the outage"
+        # streaming live: every table's first events reach the hub
+        assert wait_until(lambda: all(rows(hub_db[t]) for t in TABLES), step=0.5), (
+            "nothing reached the hub before the outage"
+        )
+        before_outage = len(rows(table_db["T2"]))
         broker.stop()
         outage = time.monotonic()
 
-        time.sleep(5.0)
+        # T2 plays on into the outage: the events it logs now wait in its log, unsent
+        assert wait_until(lambda: len(rows(table_db["T2"])) >= before_outage + 5, step=0.1)
         victim = rows(table_db["T2"])
         assert 1 < len(victim) < expected["T2"], "T2 should be mid-hand"
         os.kill(procs["T2"].pid, signal.SIGKILL)
-        procs["T2"].wait(timeout=10)
-        time.sleep(1.0)
+        procs["T2"].wait(timeout=DEADLINE_S)
+        time.sleep(1.0)  # T2 stays down a moment
         procs["T2"] = start_table(configs["T2"], feeds["T2"])  # resumes its log
 
-        time.sleep(max(0.0, OUTAGE_S - (time.monotonic() - outage)))
+        time.sleep(max(0.0, OUTAGE_S - (time.monotonic() - outage)))  # the outage lasts 30 s
         held = {t: len(rows(hub_db[t])) for t in TABLES}
         broker.start()
 
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
+        def all_sent() -> bool:
             done = all(len(rows(table_db[t])) == expected[t] for t in TABLES)
-            if done and all(rows(hub_db[t]) == rows(table_db[t]) for t in TABLES):
-                break
-            time.sleep(0.5)
+            return done and all(rows(hub_db[t]) == rows(table_db[t]) for t in TABLES)
+
+        wait_until(all_sent, timeout=3 * DEADLINE_S, step=0.5)  # the asserts below say what's off
         for t in TABLES:
             mine, hubs = rows(table_db[t]), rows(hub_db[t])
             assert len(mine) == expected[t], f"{t} logged {len(mine)} of {expected[t]}"
@@ -144,11 +148,11 @@ def test_three_tables_survive_a_broker_outage_and_a_killed_table_without_loss_or
             assert hubs == mine, f"{t}: the hub's copy differs from the table's log"
             assert held[t] < len(mine), f"{t}: nothing was sent after the outage"
 
-        with urllib.request.urlopen(f"{hub_url}/api/overview", timeout=5) as res:
+        with urllib.request.urlopen(f"{hub_url}/api/overview", timeout=DEADLINE_S) as res:
             overview = json.load(res)
         assert [r["table"] for r in overview["tables"]] == list(TABLES)
         assert all(r["held_seq"] == expected[r["table"]] for r in overview["tables"])
-        with urllib.request.urlopen(f"{hub_url}/t/T2/api/records", timeout=5) as res:
+        with urllib.request.urlopen(f"{hub_url}/t/T2/api/records", timeout=DEADLINE_S) as res:
             assert [r["finished"] for r in json.load(res)] == [True, True]
     finally:
         for proc in procs.values():

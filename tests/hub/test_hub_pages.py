@@ -13,6 +13,7 @@ import waitress.server as waitress_server
 
 from tests.browser import CHROMIUM, CHROMIUM_ARGS, needs_chromium
 from tests.hub_helpers import deliver, make_hub, table_events
+from tests.waiting import DEADLINE_S
 from web_dashboard.hub_app import create_hub_app
 
 pytestmark = needs_chromium
@@ -40,7 +41,7 @@ def page(hub_url: str) -> Iterator[Any]:
     with playwright_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         context = browser.new_context(viewport={"width": 1366, "height": 900})
-        context.set_default_timeout(5000)
+        context.set_default_timeout(DEADLINE_S * 1000)
         errors: list[str] = []
         pg = context.new_page()
         pg.on("pageerror", lambda e: errors.append(str(e)))

@@ -22,6 +22,7 @@ from chaodipi.config import default_config
 from chaodipi.table.service import TableService
 from engine.simulate import simulate_hand
 from tests.tiny_models import tiny_detector
+from tests.waiting import DEADLINE_S
 
 
 @pytest.fixture()
@@ -30,12 +31,12 @@ def systemd(tmp_path: Path) -> Iterator[tuple[socket.socket, str]]:
     path = tmp_path / "notify"
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
     sock.bind(str(path))
-    sock.settimeout(10)
+    sock.settimeout(DEADLINE_S)
     yield sock, str(path)
     sock.close()
 
 
-def messages(sock: socket.socket, until: str, limit_s: float = 15) -> list[str]:
+def messages(sock: socket.socket, until: str, limit_s: float = DEADLINE_S) -> list[str]:
     got: list[str] = []
     end = time.monotonic() + limit_s
     while time.monotonic() < end:
@@ -86,7 +87,7 @@ def test_watchdog_thread(systemd: tuple[socket.socket, str]) -> None:
     assert thread is not None
     assert sock.recv(100) == b"WATCHDOG=1"
     stop.set()
-    thread.join(5)
+    thread.join(DEADLINE_S)
     assert not thread.is_alive()
 
 
@@ -105,7 +106,7 @@ def test_run_notifies_systemd(tmp_path: Path, systemd: tuple[socket.socket, str]
         assert messages(sock, "WATCHDOG=1")[-1] == "WATCHDOG=1"
         proc.send_signal(signal.SIGTERM)
         assert messages(sock, "STOPPING=1")[-1].startswith("STOPPING=1")
-        assert proc.wait(20) == 0
+        assert proc.wait(DEADLINE_S) == 0
     finally:
         proc.kill()
         proc.wait()
@@ -113,7 +114,6 @@ def test_run_notifies_systemd(tmp_path: Path, systemd: tuple[socket.socket, str]
 
 def test_dead_camera_loop_stops_the_pings(tmp_path: Path) -> None:
     """A camera loop that dies (here: an unreadable frame) is not alive; systemd restarts."""
-    pytest.importorskip("onnx")
     frames = tmp_path / "frames"
     frames.mkdir()
     (frames / "frame_000000.png").write_bytes(b"not a png")
@@ -129,7 +129,7 @@ def test_dead_camera_loop_stops_the_pings(tmp_path: Path) -> None:
     assert not service.source_alive()  # not started yet
     service.serve("127.0.0.1", 0)
     try:
-        service._threads[0].join(10)
+        service._threads[0].join(DEADLINE_S)
         assert service._camera_loop.error and "cannot read image" in service._camera_loop.error
         assert not service.source_alive()
     finally:

@@ -21,6 +21,7 @@ from chaodipi.table.feed import record_events
 from chaodipi.table.store import EventStore
 from chaodipi.table.table_state import fold
 from engine.simulate import simulate_hand
+from tests.waiting import DEADLINE_S, wait_until
 
 EPOCH = 1_764_400_000.0
 SPEED = "400"  # the feed's pace: about a play every 10 ms
@@ -54,7 +55,7 @@ def start(data: Path, feeds: list[Path]) -> subprocess.Popen[str]:
 def logged(db: Path) -> int:
     if not db.exists():
         return 0
-    con = sqlite3.connect(db, timeout=5)
+    con = sqlite3.connect(db, timeout=DEADLINE_S)
     try:
         return int(con.execute("SELECT COUNT(*) FROM events").fetchone()[0])
     except sqlite3.OperationalError:  # not created yet
@@ -85,20 +86,20 @@ def test_sigterm_stops_the_service_cleanly_and_a_restart_resumes(tmp_path: Path)
     line = proc.stdout.readline()
     assert "started" in line and "serving http://127.0.0.1:" in line
     url = line.rsplit(" ", 1)[-1].strip()
-    with urllib.request.urlopen(f"{url}/api/state", timeout=5) as res:
+    with urllib.request.urlopen(f"{url}/api/state", timeout=DEADLINE_S) as res:
         assert json.load(res)["table"] == "table-1"
-    time.sleep(0.3)
-    proc.send_signal(signal.SIGTERM)
-    out, _ = proc.communicate(timeout=20)
-    assert proc.returncode == 0 and "stopped, log closed" in out
     db = tmp_path / "data/table-1.sqlite"
+    assert wait_until(lambda: logged(db) > 1)  # past hand_started: the feed is logging plays
+    proc.send_signal(signal.SIGTERM)
+    out, _ = proc.communicate(timeout=DEADLINE_S)
+    assert proc.returncode == 0 and "stopped, log closed" in out
     assert not Path(f"{db}-wal").exists() or Path(f"{db}-wal").stat().st_size == 0
     n = logged(db)
     proc = start(tmp_path / "data", feeds)
     assert proc.stdout is not None
     assert proc.stdout.readline().startswith(f"chaodipi run: resumed {db} at seq {n}")
     proc.send_signal(signal.SIGINT)
-    proc.communicate(timeout=20)
+    proc.communicate(timeout=DEADLINE_S)
     assert proc.returncode == 0 and logged(db) >= n
 
 
@@ -110,17 +111,15 @@ def test_killed_at_random_points_the_log_equals_a_run_that_never_crashed(tmp_pat
 
     clean_db = tmp_path / "clean/table-1.sqlite"
     proc = start(tmp_path / "clean", feeds)
-    deadline = time.monotonic() + 60
-    while logged(clean_db) < total and time.monotonic() < deadline:
-        time.sleep(0.05)
+    wait_until(lambda: logged(clean_db) >= total)
     time.sleep(0.2)  # nothing more may come
     proc.send_signal(signal.SIGTERM)
-    proc.communicate(timeout=20)
+    proc.communicate(timeout=DEADLINE_S)
     assert logged(clean_db) == total
 
     crash_db = tmp_path / "crash/table-1.sqlite"
     kills = 0
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + 10 * DEADLINE_S  # the loop ends once both are done
     while time.monotonic() < deadline:
         before = logged(crash_db)
         if before >= total and kills >= 20:
@@ -133,14 +132,13 @@ def test_killed_at_random_points_the_log_equals_a_run_that_never_crashed(tmp_pat
             while logged(crash_db) < min(target, total) and proc.poll() is None:
                 time.sleep(0.002)
         os.kill(proc.pid, signal.SIGKILL)
-        proc.communicate(timeout=20)
+        proc.communicate(timeout=DEADLINE_S)
         kills += 1
     proc = start(tmp_path / "crash", feeds)  # a last run to the end, stopped cleanly
-    while logged(crash_db) < total and time.monotonic() < deadline + 30:
-        time.sleep(0.05)
-    time.sleep(0.2)
+    wait_until(lambda: logged(crash_db) >= total)
+    time.sleep(0.2)  # nothing more may come
     proc.send_signal(signal.SIGTERM)
-    proc.communicate(timeout=20)
+    proc.communicate(timeout=DEADLINE_S)
 
     assert kills >= 20
     print(f"{kills} SIGKILLs, {total} events")

@@ -12,6 +12,7 @@ import pytest
 
 from chaodipi.table.evidence import Evidence, save_correction
 from chaodipi.table.store import EventStore, StoreError
+from tests.waiting import DEADLINE_S
 
 
 def test_appends_get_gap_free_seqs_and_read_back_in_order(tmp_path: Path) -> None:
@@ -124,16 +125,16 @@ def test_a_waiter_wakes_as_soon_as_an_event_is_appended(tmp_path: Path) -> None:
         woke: list[float] = []
 
         def wait() -> None:
-            store.wait(0, timeout=5.0)
+            store.wait(0, timeout=DEADLINE_S)
             woke.append(time.monotonic())
 
         th = threading.Thread(target=wait)
         th.start()
-        time.sleep(0.1)
+        time.sleep(0.1)  # the waiter has gone to sleep on the empty log
         appended = time.monotonic()
         store.append("next_hand", {}, "system")
-        th.join(2)
-        assert woke and woke[0] - appended < 0.5
+        th.join(DEADLINE_S)
+        assert woke and woke[0] - appended < 0.5  # at once, not at the timeout
         assert store.wait(1, timeout=0.05) == 1  # nothing newer: returns at the timeout
 
 

@@ -5,12 +5,9 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
-import pytest
 
-pytest.importorskip("PIL")
-pytest.importorskip("matplotlib")
-
-from vision.synth.faces import random_style, render_procedural, text_mask
+from vision.synth.lettering import text_mask
+from vision.synth.procedural import random_style, render_procedural
 from vision.synth.stroke_font import GLYPHS, StrokeFont
 
 RANKS = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")

@@ -7,19 +7,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-pytest.importorskip("PIL")
-pytest.importorskip("matplotlib")
-
 from vision.classes import CLASS_NAMES
-from vision.synth.faces import (
-    NOT_LETTERING,
-    designs,
-    draws_index,
-    font_paths,
-    make_face,
-    random_style,
-    render_procedural,
-)
+from vision.synth.faces import designs
+from vision.synth.lettering import NOT_LETTERING, draws_index, font_paths
+from vision.synth.procedural import make_face, random_style, render_procedural
 from vision.synth.scenes import render_scene, synthesize, with_jokers
 
 IMGSZ = 160

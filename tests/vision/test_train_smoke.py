@@ -6,15 +6,21 @@ Needs the ``train`` extra (ultralytics + torch); skipped where it is not install
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 
 import pytest
 
+needs_train_extra = pytest.mark.skipif(
+    importlib.util.find_spec("ultralytics") is None,
+    reason="training needs the train extra: pip install -e '.[train]'",
+)
 
+
+@needs_train_extra
 def test_one_epoch_on_a_few_synthetic_images_trains_and_exports_an_onnx_model(
     tmp_path: Path,
 ) -> None:
-    pytest.importorskip("ultralytics")
     from vision.synth.scenes import synthesize
     from vision.training.train import train
 
@@ -37,8 +43,8 @@ def test_one_epoch_on_a_few_synthetic_images_trains_and_exports_an_onnx_model(
 def test_classifiers_averaged_into_one_onnx_read_as_the_mean_of_their_outputs(
     tmp_path: Path,
 ) -> None:
-    onnx = pytest.importorskip("onnx")
     import numpy as np
+    import onnx
     import onnxruntime as ort
     from onnx import TensorProto, helper
 
@@ -78,8 +84,8 @@ def test_classifiers_averaged_into_one_onnx_read_as_the_mean_of_their_outputs(
 
 
 def test_an_averaged_classifier_can_read_the_crop_turned_half_way_round(tmp_path: Path) -> None:
-    onnx = pytest.importorskip("onnx")
     import numpy as np
+    import onnx
     import onnxruntime as ort
     from onnx import TensorProto, helper
 

@@ -22,6 +22,7 @@ import waitress.server as waitress_server
 from chaodipi.config import TableConfig, WebConfig
 from chaodipi.table.store import EventStore
 from tests.browser import CHROMIUM, CHROMIUM_ARGS, needs_chromium
+from tests.waiting import DEADLINE_S
 from web_dashboard.app import create_app
 
 pytestmark = needs_chromium
@@ -108,7 +109,7 @@ class Table:
     def state(self) -> dict[str, Any]:
         from urllib.request import urlopen
 
-        with urlopen(f"{self.url}/api/state", timeout=5) as res:
+        with urlopen(f"{self.url}/api/state", timeout=DEADLINE_S) as res:
             state: dict[str, Any] = json.load(res)
         return state
 
@@ -148,7 +149,7 @@ def new_context(browser: Browser) -> Iterator[NewContext]:
 
     def open_context(**options: Any) -> Any:
         context = browser.new_context(**{"viewport": {"width": 1366, "height": 900}, **options})
-        context.set_default_timeout(5000)
+        context.set_default_timeout(DEADLINE_S * 1000)
         context.on("page", lambda pg: pg.on("pageerror", lambda e: errors.append(str(e))))
         opened.append(context)
         return context

@@ -23,6 +23,7 @@ from waitress.server import create_server
 from chaodipi.config import TableConfig, WebConfig
 from chaodipi.table.live import LiveTable
 from tests.table_helpers import hand, table
+from tests.waiting import DEADLINE_S
 from web_dashboard.app import create_app
 
 PIN = "2468"
@@ -257,7 +258,7 @@ def test_the_stream_delivers_a_new_state_within_a_second(live: LiveTable) -> Non
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     try:
-        conn = http.client.HTTPConnection("127.0.0.1", server.effective_port, timeout=5)
+        conn = http.client.HTTPConnection("127.0.0.1", server.effective_port, timeout=DEADLINE_S)
         conn.request("GET", "/api/stream")
         res = conn.getresponse()
         assert res.status == 200 and res.getheader("Content-Type").startswith("text/event-stream")

@@ -30,17 +30,8 @@ import cv2
 import numpy as np
 
 from vision.calibration import marker_image, marker_squares_cm
-from vision.synth.faces import (
-    ART_DIRS,
-    FACE_H,
-    PROCEDURAL,
-    CardFace,
-    designs,
-    load_art_face,
-    make_back,
-    random_style,
-    render_procedural,
-)
+from vision.synth.faces import FACE_H, PROCEDURAL, CardFace, check_design, load_art_face
+from vision.synth.procedural import make_back, random_style, render_procedural
 from vision.synth.render_plan import Placement
 from vision.synth.scenes import card_affine, smooth_noise
 from vision.table_geometry import TableGeometry
@@ -204,8 +195,7 @@ class Deck:
     """The faces of one design at the camera's scale (BGRA, pre-shrunk), and a card back."""
 
     def __init__(self, design: str, rng: np.random.Generator, card_px: float) -> None:
-        if design not in designs():
-            raise ValueError(f"unknown card design {design!r}: use one of {', '.join(designs())}")
+        check_design(design)
         self.design = design
         self.card_px = card_px
         self._style = random_style(rng) if design == PROCEDURAL else None
@@ -229,7 +219,6 @@ class Deck:
             if self._style is not None:
                 face: CardFace = render_procedural(self._style, identity, FACE_H, self._seed)
             else:
-                assert self.design in ART_DIRS
                 face = load_art_face(self.design, identity)
             img = self._shrink(cv2.cvtColor(face.image, cv2.COLOR_RGBA2BGRA))
             self._cache[identity] = img

@@ -17,8 +17,8 @@ perspective warp). Boxes under :data:`MIN_BOX_PX` pixels are dropped. Jokers: Ch
 carry a vertical "JOKER" in the corners, labelled like an index as BJ / SJ; a design whose
 joker has no corner index (adrian_kennard) is labelled with the whole visible face instead
 (kept when at least :data:`MIN_VISIBLE_FACE`, 20 %, of it shows: under the next card of a fan a
-joker shows a strip a fifth of its width, which a referee still reads; sets made before the
-seventh session used 30 %). The runtime later groups the corner
+joker shows a strip a fifth of its width, which a referee still reads). The runtime later
+groups the corner
 boxes of one identity into physical cards (two decks: every card exists twice).
 
 Scenes are square ``imgsz`` images rendered at twice that size and area-downscaled. Each image
@@ -37,18 +37,9 @@ import cv2
 import numpy as np
 
 from vision.classes import CLASS_ID, CLASS_NAMES, JOKERS
-from vision.synth.faces import (
-    ART_DIRS,
-    FACE_H,
-    PROCEDURAL,
-    CardFace,
-    ProceduralStyle,
-    load_art_face,
-    make_back,
-    random_style,
-    rect_quad,
-    render_procedural,
-)
+from vision.synth.decks import load_deck
+from vision.synth.faces import FACE_H, PROCEDURAL, CardFace, check_design, load_art_face, rect_quad
+from vision.synth.procedural import ProceduralStyle, make_back, random_style, render_procedural
 
 MIN_VISIBLE = 0.6
 MIN_VISIBLE_FACE = 0.2
@@ -100,6 +91,9 @@ def _face(
             FACE_H,
             seed=(seed * 1000 + style) * 100 + CLASS_ID[identity],
         )
+    if identity in JOKERS and not load_deck(design).has_jokers:
+        # A deck printed without jokers: the scene's jokers come from a procedural deck.
+        return _face(PROCEDURAL, seed, style, identity, picture_joker, square_bowls)
     return load_art_face(design, identity)
 
 
@@ -705,10 +699,10 @@ def synthesize(
         raise ValueError(f"joker share {joker_share} must lie in 0…1")
     if not 0.0 <= square_bowls <= 1.0:
         raise ValueError(f"square-bowl share {square_bowls} must lie in 0…1")
-    known = set(ART_DIRS) | {PROCEDURAL}
-    bad = [d for d in designs if d not in known]
-    if bad or not designs:
-        raise ValueError(f"unknown designs {bad}; known: {sorted(known)}")
+    if not designs:
+        raise ValueError("no designs: give procedural, a built-in deck or a deck folder")
+    for design in designs:
+        check_design(design)
     out = Path(out)
     img_dir, lbl_dir = out / "images" / split, out / "labels" / split
     img_dir.mkdir(parents=True, exist_ok=True)

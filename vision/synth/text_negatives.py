@@ -18,7 +18,7 @@ import numpy as np
 
 from vision.crops import CROP_SIZE, crop
 from vision.synth.degrade import blur_down, jpeg_artefacts
-from vision.synth.faces import HERSHEY, font_paths, text_mask
+from vision.synth.lettering import HERSHEY, font_paths, text_mask
 
 RANK_LIKE = ["A", "J", "Q", "K", "10", "2", "3", "4", "5", "6", "7", "8", "9"]
 LETTERS = string.ascii_uppercase + string.digits + string.ascii_lowercase

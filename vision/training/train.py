@@ -135,12 +135,11 @@ def train(
     reads the identity): the box layers carry over from a ``.pt`` start, the class head is new.
 
     ``hours`` bounds the run by wall-clock time instead of ``epochs`` (ultralytics fits its
-    learning-rate schedule to the time), which keeps a run inside a session's budget. ``lr0``
+    learning-rate schedule to the time), which keeps a run inside a time budget. ``lr0``
     overrides the from-scratch rate (e.g. a quarter of it to fine-tune a trained model).
     ``export_to`` is where the best weights go as ONNX (``None``: no export; the bundled
-    ``models/card_detector.onnx`` is replaced only when named). ``device`` is torch's: ``cpu``
-    here, ``0`` for the first GPU of a lent machine (``vision/gpu_round/``), with ``workers``
-    data-loading processes.
+    ``models/card_detector.onnx`` is replaced only when named). ``device`` is torch's: ``cpu``,
+    or ``0`` for the first CUDA GPU, with ``workers`` data-loading processes.
     """
     yaml_path = data / "data.yaml" if data.is_dir() else data
     if not yaml_path.is_file():

@@ -1,0 +1,82 @@
+"""A deck is a folder of faces named by card: the built-in decks ship with the project, any other
+folder works by its path, and a folder that is not a deck is refused in one line."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision.classes import CLASS_NAMES
+from vision.synth.decks import BUILT_IN_DECKS, DECKS_DIR, DeckError, load_deck
+from vision.synth.faces import FACE_H, load_art_face
+from vision.synth.procedural import make_face
+from vision.synth.scenes import render_scene
+
+
+def copy_of(deck: str, to: Path) -> Path:
+    folder = to / "my deck"
+    shutil.copytree(DECKS_DIR / deck, folder)
+    load_deck.cache_clear()
+    return folder
+
+
+def test_the_built_in_decks_ship_every_face_and_their_licence() -> None:
+    for name in BUILT_IN_DECKS:
+        deck = load_deck(name)
+        assert sorted(deck.faces) == sorted(CLASS_NAMES)
+        assert deck.licence and any(deck.folder.glob("LICENSE*"))
+
+
+def test_every_face_of_a_built_in_deck_has_two_index_boxes_or_is_labelled_whole() -> None:
+    for name in BUILT_IN_DECKS:
+        for identity in CLASS_NAMES:
+            face = load_art_face(name, identity)
+            assert face.image.shape[0] == FACE_H
+            assert face.whole_face or len(face.corners) == 2, (name, identity)
+
+
+def test_a_deck_folder_named_by_its_path_is_a_design(tmp_path: Path) -> None:
+    folder = copy_of("byron_knoll", tmp_path)
+    face = make_face(str(folder), "QH", np.random.default_rng(0))
+    assert face.identity == "QH" and len(face.corners) == 2
+    image, boxes = render_scene(np.random.default_rng(1), [str(folder)], 160, seed=1)
+    assert image.shape[:2] == (160, 160) and boxes
+
+
+def test_a_deck_without_jokers_is_a_deck(tmp_path: Path) -> None:
+    folder = copy_of("adrian_kennard", tmp_path)
+    (folder / "BJ.png").unlink()
+    (folder / "SJ.png").unlink()
+    (folder / "deck.toml").unlink()
+    deck = load_deck(str(folder))
+    assert not deck.has_jokers and len(deck.faces) == 52
+
+
+@pytest.mark.parametrize(
+    ("spoil", "message"),
+    [
+        (lambda f: (f / "7C.png").unlink(), "lacks 1 faces (7C)"),
+        (lambda f: (f / "7C.png").rename(f / "7c.png"), "7c.png in"),
+        (lambda f: (f / "SJ.png").unlink(), "has BJ but no SJ"),
+        (lambda f: (f / "notes.txt").write_text("x"), "notes.txt is not a card face"),
+        (lambda f: (f / "deck.toml").write_text('colour = "red"\n'), "unknown key 'colour'"),
+        (lambda f: (f / "deck.toml").write_text("[index_boxes]\nAS = [1, 2]\n"), "index_boxes.AS"),
+    ],
+)
+def test_a_folder_that_is_not_a_deck_is_refused_naming_what_to_fix(
+    tmp_path: Path, spoil: object, message: str
+) -> None:
+    folder = copy_of("adrian_kennard", tmp_path)
+    spoil(folder)  # type: ignore[operator]
+    with pytest.raises(DeckError, match=None) as raised:
+        load_deck(str(folder))
+    assert message in str(raised.value)
+    assert "\n" not in str(raised.value)
+
+
+def test_an_unknown_design_name_lists_what_is_known() -> None:
+    with pytest.raises(DeckError, match="procedural, byron_knoll, adrian_kennard"):
+        load_deck("no_such_deck")
