@@ -162,6 +162,43 @@ def _add_jokers_argument(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_designs_arguments(p: argparse.ArgumentParser, default: str) -> None:
+    p.add_argument(
+        "--designs",
+        default=default,
+        help=f"comma-separated deck designs: procedural, a built-in deck or a deck folder's path; "
+        f"NAME*K draws NAME K times as often (default: {default})",
+    )
+    p.add_argument(
+        "--deck-root",
+        type=Path,
+        metavar="DIR",
+        help="also draw every deck folder under DIR on the --side of the design split",
+    )
+    p.add_argument(
+        "--side",
+        choices=("train", "validation"),
+        default="train",
+        help="which side of the design split (vision/synth/design_split.toml) --deck-root "
+        "gives (default train)",
+    )
+
+
+def designs_from(args: argparse.Namespace) -> list[str]:
+    """The designs ``--designs`` and ``--deck-root``/``--side`` name, weights spelled out."""
+    from vision.synth.design_split import decks_on_side
+
+    designs: list[str] = []
+    for item in (d.strip() for d in args.designs.split(",")):
+        if not item:
+            continue
+        name, _, times = item.partition("*")
+        designs += [name] * (int(times) if times.isdigit() and int(times) > 0 else 1)
+    if args.deck_root is not None:
+        designs += [d for d in decks_on_side(args.side, args.deck_root) if d not in designs]
+    return designs
+
+
 def add_synth_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:  # type: ignore[type-arg]
     """Add ``synth``: write synthetic training scenes in ultralytics YOLO format."""
     p: argparse.ArgumentParser = sub.add_parser(
@@ -170,11 +207,7 @@ def add_synth_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser
     p.add_argument("--n", type=int, required=True, help="number of images")
     p.add_argument("--out", type=Path, required=True, help="dataset folder")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    p.add_argument(
-        "--designs",
-        default="procedural,byron_knoll,adrian_kennard",
-        help="comma-separated deck designs (default: all three)",
-    )
+    _add_designs_arguments(p, "procedural,byron_knoll,adrian_kennard")
     p.add_argument("--imgsz", type=int, default=320, help="image side in pixels (default 320)")
     p.add_argument("--split", default="train", help="split folder name (default train)")
     p.add_argument(
@@ -193,7 +226,7 @@ def run_synth(args: argparse.Namespace) -> int:
     """Run ``vision synth`` with parsed arguments; returns the exit status."""
     from vision.synth.scenes import synthesize
 
-    designs = [d.strip() for d in args.designs.split(",") if d.strip()]
+    designs = designs_from(args)
     synthesize(
         args.n,
         args.out,
@@ -217,11 +250,7 @@ def add_crops_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser
     p.add_argument("--scenes", type=int, required=True, help="number of scenes to render")
     p.add_argument("--out", type=Path, required=True, help="dataset folder")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    p.add_argument(
-        "--designs",
-        default="procedural,byron_knoll",
-        help="comma-separated deck designs (default: procedural,byron_knoll)",
-    )
+    _add_designs_arguments(p, "procedural,byron_knoll")
     p.add_argument("--sizes", default="320,640", help="scene sides in pixels, one drawn per scene")
     p.add_argument("--split", default="train", help="split folder name (default train)")
     p.add_argument("--workers", type=int, default=2, help="rendering processes (default 2)")
@@ -240,7 +269,7 @@ def run_crops(args: argparse.Namespace) -> int:
     """Run ``vision crops``; prints how many crops were written."""
     from vision.synth.crop_data import synthesize_crops
 
-    designs = [d.strip() for d in args.designs.split(",") if d.strip()]
+    designs = designs_from(args)
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     n = synthesize_crops(
         args.scenes,

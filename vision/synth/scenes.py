@@ -94,7 +94,12 @@ def _face(
     if identity in JOKERS and not load_deck(design).has_jokers:
         # A deck printed without jokers: the scene's jokers come from a procedural deck.
         return _face(PROCEDURAL, seed, style, identity, picture_joker, square_bowls)
-    return load_art_face(design, identity)
+    face = load_art_face(design, identity)
+    if not face.corners and not face.whole_face:
+        # No index box found (court art touching the index, a deck printing none): an unlabelled
+        # index would teach the localiser that an index is background.
+        return _face(PROCEDURAL, seed, style, identity, picture_joker, square_bowls)
+    return face
 
 
 @functools.lru_cache(maxsize=64)
