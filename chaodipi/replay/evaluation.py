@@ -55,6 +55,7 @@ from chaodipi.table.pipeline import (
     contract_from_record,
 )
 from vision.synth.render import CAMERA_SIZE_TEXT
+from vision.synth.render import HELD_OUT_DESIGN as DEFAULT_DESIGN
 
 TESTABLE_KINDS: tuple[str, ...] = (
     "revoke",
@@ -145,6 +146,12 @@ class EvalOptions:
     pi_slowdown: float = PI_SLOWDOWN
     """How many times slower than one core here a Pi 5 is, for the budget check only (not in
     the fingerprint: it changes no read)."""
+    designs: tuple[str, ...] = (DEFAULT_DESIGN,)
+    """The card designs hands are rendered in, one a hand in rotation (built-in names or deck
+    folder paths)."""
+
+    def design_for(self, i: int) -> str:
+        return self.designs[i % len(self.designs)]
 
 
 _last_bar = [0.0]
@@ -195,7 +202,9 @@ def eval_hand(
 
     seed = opts.seed_base + i
     kind = kind_for(i, opts.kinds)
-    folder = opts.out / f"hand_{seed:05d}_{kind}"
+    design = opts.design_for(i)
+    deck = "" if design == DEFAULT_DESIGN else f"_{Path(design).name}"
+    folder = opts.out / f"hand_{seed:05d}_{kind}{deck}"
     score_path = folder / "score.json"
     if score_path.is_file():
         stored: dict[str, Any] = json.loads(score_path.read_text(encoding="utf-8"))
@@ -219,6 +228,7 @@ def eval_hand(
             seed=seed,
             time_scale=1.0,
             max_seconds=opts.max_seconds,
+            design=design,
         )
     record = json.loads((frames / "record.json").read_text(encoding="utf-8"))
     injected = json.loads((folder / "injected.truth.json").read_text("utf-8"))["injected"]
@@ -247,6 +257,7 @@ def eval_hand(
     out = {
         "seed": seed,
         "kind": kind,
+        "design": design,
         "frames": info.get("frames"),
         "duration_s": info.get("duration_s"),
         "score": score.to_json(),
@@ -446,6 +457,7 @@ def summary_text(summary: Mapping[str, Any]) -> str:
 def cmd_replay_eval(args: argparse.Namespace) -> int:
     """Run ``replay-eval``."""
     from vision.detector import DEFAULT_MODEL, CardDetector
+    from vision.synth.faces import check_design
     from vision.synth.render import parse_size
 
     kinds = tuple(k.strip() for k in args.kinds.split(",") if k.strip())
@@ -455,6 +467,11 @@ def cmd_replay_eval(args: argparse.Namespace) -> int:
         raise EvalError(f"--kinds: {why or 'none given'}; choose from {','.join(TESTABLE_KINDS)}")
     if args.hands < 1:
         raise EvalError(f"--hands must be ≥ 1 (got {args.hands})")
+    designs = tuple(d.strip() for d in args.design.split(",") if d.strip())
+    if not designs:
+        raise EvalError("--design: give a built-in deck name or a deck folder's path")
+    for design in designs:
+        check_design(design)
     opts = EvalOptions(
         hands=args.hands,
         seed_base=args.seed_base,
@@ -469,6 +486,7 @@ def cmd_replay_eval(args: argparse.Namespace) -> int:
         skip_moving=args.skip_moving,
         max_seconds=args.max_seconds,
         pi_slowdown=args.pi_slowdown,
+        designs=designs,
     )
     detector = CardDetector(args.model or DEFAULT_MODEL, threads=args.threads)
     summary = run_eval(opts, detector)
@@ -503,6 +521,13 @@ def add_replay_eval_parser(sub: argparse._SubParsersAction) -> argparse.Argument
     )
     p.add_argument("--max-seconds", type=float, help="cut each hand's footage (smoke tests)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.add_argument(
+        "--design",
+        default=DEFAULT_DESIGN,
+        metavar="DECK[,DECK…]",
+        help=f"card designs the hands are rendered in, one a hand in rotation: built-in names "
+        f"or deck folder paths (default {DEFAULT_DESIGN})",
+    )
     add_pipeline_options(p)
     p.set_defaults(func=cmd_replay_eval)
     return p
