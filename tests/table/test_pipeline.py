@@ -432,6 +432,37 @@ def test_replay_eval_reuses_a_stored_score_only_when_made_the_same_way(tmp_path:
     assert replay_fingerprint(slower, detector) != made_with
 
 
+def test_replay_eval_renders_hands_in_its_designs_in_rotation_each_in_its_own_folder(
+    tmp_path: Path,
+) -> None:
+    from chaodipi.replay.evaluation import EvalOptions
+
+    opts = EvalOptions(
+        hands=3,
+        seed_base=7000,
+        rules="XX",
+        out=tmp_path,
+        kinds=("revoke",),
+        speedup=4.0,
+        fps=10.0,
+        size=(640, 360),
+        decision_fps=4.0,
+        px_per_cm=10.0,
+        skip_moving=True,
+        designs=("adrian_kennard", str(tmp_path / "decks" / "club deck")),
+    )
+    assert [opts.design_for(i) for i in range(3)] == [*opts.designs, "adrian_kennard"]
+
+
+def test_replay_eval_of_a_design_that_is_no_deck_is_one_line_and_exit_2(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    assert main(["replay-eval", "--hands", "1", "--design", str(tmp_path / "no deck")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("chaodipi replay-eval:") and "does not exist" in err
+    assert "\n" not in err
+
+
 def test_replay_of_a_missing_source_is_one_line_and_exit_2(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
