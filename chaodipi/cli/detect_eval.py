@@ -241,13 +241,13 @@ def add_eval_crops_parser(sub: Any) -> argparse.ArgumentParser:
 def cmd_eval_crops(args: argparse.Namespace) -> int:
     """Run ``vision eval-crops``."""
     from vision.classifier import DEFAULT_CLASSIFIER, CardClassifier
-    from vision.synth.scenes import _progress
+    from vision.synth.scenes import progress as scene_progress
     from vision.training.crop_eval import CropsError, evaluate_crops, summary_text
 
     folder = args.folder / args.split if args.split else args.folder
     try:
         classifier = CardClassifier(args.classifier or DEFAULT_CLASSIFIER)
-        result = evaluate_crops(folder, classifier, progress=_progress)
+        result = evaluate_crops(folder, classifier, progress=scene_progress)
     except (CropsError, ModelError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -20,6 +20,7 @@ def add_vision_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParse
     vsub = vision.add_subparsers(dest="vision_command", required=True)
     add_synth_parser(vsub)
     add_crops_parser(vsub)
+    add_negatives_parser(vsub)
     add_train_parser(vsub)
     add_train_classifier_parser(vsub)
     from chaodipi.cli.detect_eval import add_detect_parser, add_eval_crops_parser, add_eval_parser
@@ -239,6 +240,31 @@ def run_synth(args: argparse.Namespace) -> int:
         square_bowls=args.square_bowls,
     )
     print(f"wrote {args.n} images to {args.out / 'images' / args.split}")
+    return 0
+
+
+def add_negatives_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:  # type: ignore[type-arg]
+    """Add ``negatives``: the phantom-card check set (card-free scenes, empty YOLO labels)."""
+    p: argparse.ArgumentParser = sub.add_parser(
+        "negatives",
+        help="write the phantom-card check set: printed pages, score sheets, packaging, cloths",
+    )
+    p.add_argument("--n", type=int, required=True, help="number of images")
+    p.add_argument("--out", type=Path, required=True, help="dataset folder")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--imgsz", type=int, default=640, help="image side in pixels (default 640)")
+    p.add_argument("--split", default="test", help="split folder name (default test)")
+    p.set_defaults(func=run_negatives)
+    return p
+
+
+def run_negatives(args: argparse.Namespace) -> int:
+    """Run ``vision negatives``; prints how many images of each kind were written."""
+    from vision.synth.negatives import synthesize_negatives
+
+    counts = synthesize_negatives(args.n, args.out, args.seed, args.imgsz, args.split)
+    kinds = ", ".join(f"{k} {v}" for k, v in counts.items())
+    print(f"wrote {args.n} card-free images ({kinds}) to {args.out / 'images' / args.split}")
     return 0
 
 

@@ -137,7 +137,7 @@ def synthesize_crops(
     share the scenes. Every class folder is created, so a split always lists all 55 classes.
     Returns the number of crops written.
     """
-    from vision.synth.scenes import _progress
+    from vision.synth.scenes import progress
 
     out = Path(out)
     for name in CLASSIFIER_NAMES:
@@ -159,7 +159,7 @@ def synthesize_crops(
         for s in range(0, n_scenes, chunk)
     ]
     total = 0
-    bar = iter(_progress(len(jobs), f"crops {split} (×{chunk} scenes)"))
+    bar = iter(progress(len(jobs), f"crops {split} (×{chunk} scenes)"))
     if workers <= 1:
         for job in jobs:
             total += _render_chunk(job)

@@ -465,7 +465,7 @@ def _paint(
     idmap[y0:y1, x0:x1][a[..., 0] > 0.5] = OCCLUDER
 
 
-def _camera(rng: np.random.Generator, size: int) -> np.ndarray:
+def camera_homography(rng: np.random.Generator, size: int) -> np.ndarray:
     """Homography canvas → output (same size): zoom, tilt and a little rotation."""
     m = size * rng.uniform(0.0, 0.12)
     src = np.array([[m, m], [size - m, m], [size - m, size - m], [m, size - m]], dtype=np.float32)
@@ -479,7 +479,7 @@ def _camera(rng: np.random.Generator, size: int) -> np.ndarray:
     return cv2.getPerspectiveTransform(src, dst)
 
 
-def _photometric(rng: np.random.Generator, img: np.ndarray) -> np.ndarray:
+def photometric(rng: np.random.Generator, img: np.ndarray) -> np.ndarray:
     """Shadows, glare, blur, colour, exposure and sensor noise: float32 RGB in, uint8 out."""
     s = img.shape[0]
     if rng.random() < 0.35:  # soft shadow
@@ -595,12 +595,12 @@ def render_scene(
         _composite(canvas, idmap, p, i + 1, shadow)
     if rng.random() < 0.45:
         _occluders(rng, canvas, idmap, card_h)
-    hom = _camera(rng, size)
+    hom = camera_homography(rng, size)
     out = cv2.warpPerspective(
         canvas, hom, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT
     )
     out = cv2.resize(out, (imgsz, imgsz), interpolation=cv2.INTER_AREA)
-    out = _photometric(rng, out)
+    out = photometric(rng, out)
     boxes = list(_labels(placed, idmap, hom, size, imgsz))
     return out, boxes
 
@@ -653,7 +653,7 @@ def _labels(
 # --------------------------------------------------------------------------- dataset files
 
 
-def _progress(n: int, desc: str) -> Iterable[int]:
+def progress(n: int, desc: str) -> Iterable[int]:
     try:
         from tqdm import tqdm
     except ImportError:
@@ -712,7 +712,7 @@ def synthesize(
     img_dir, lbl_dir = out / "images" / split, out / "labels" / split
     img_dir.mkdir(parents=True, exist_ok=True)
     lbl_dir.mkdir(parents=True, exist_ok=True)
-    for i in _progress(n, f"synth {split}"):
+    for i in progress(n, f"synth {split}"):
         rng = np.random.default_rng(seed * 1_000_003 + i)
         img, boxes = render_scene(rng, designs, imgsz, seed, small_share, joker_share, square_bowls)
         quality = int(rng.integers(40, 96))
