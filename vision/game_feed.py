@@ -80,6 +80,9 @@ class GameFeed:
         self._open = False  # whether the last trick still takes plays
         self._emit = emit
         self.conflicts: list[RecognitionConflictEvent] = []
+        # Cards marked unsure only because their play's count disagreed with the lead's, by
+        # (trick, seat): taken back when the lead turns out to be the misread one.
+        self._count_doubt: dict[tuple[int, str], list[str]] = {}
 
     @property
     def record(self) -> dict[str, Any]:
@@ -185,7 +188,8 @@ class GameFeed:
             )
             earlier["cards"] = [*earlier["cards"], *ev.cards]
             _note_doubt(earlier, ev)
-            _doubt_a_lead_the_followers_contradict(plays)
+            _doubt_extra_copies(earlier, extra)
+            self._doubt_counts(number, plays)
             return found
         if plays and len(plays[0]["cards"]) != len(ev.cards):
             lead = plays[0]
@@ -201,9 +205,37 @@ class GameFeed:
             )
         play: dict[str, Any] = {"seat": ev.seat, "cards": list(ev.cards), "t": ev.t_landed}
         _note_doubt(play, ev)
+        _doubt_extra_copies(play, extra)
         plays.insert(self._turn_position(plays, ev), play)
-        _doubt_a_lead_the_followers_contradict(plays)
+        self._doubt_counts(number, plays)
         return found
+
+    def _doubt_counts(self, number: int, plays: list[dict[str, Any]]) -> None:
+        """A play whose card count disagrees with the lead's rests on a reading the game does
+        not allow — at a table a card hidden in a fan, or one too many, far more often than a
+        player out of line — so its cards are marked unsure: an infraction proven from it (the
+        count itself, a revoke, hidden cards) is put to the referee as a question. When all
+        three followers agree against the lead, the lead is the misread one
+        (:func:`_doubt_a_lead_the_followers_contradict`) and the followers' marks are taken
+        back."""
+        if not plays:
+            return
+        lead_seat = plays[0]["seat"]
+        if _doubt_a_lead_the_followers_contradict(plays):
+            for play in plays[1:]:
+                added = self._count_doubt.pop((number, play["seat"]), [])
+                play["unsure"] = [c for c in play.get("unsure", ()) if c not in added]
+                if not play["unsure"]:
+                    del play["unsure"]
+            return
+        count = len(plays[0]["cards"])
+        for play in plays:
+            key = (number, play["seat"])
+            if play["seat"] == lead_seat or len(play["cards"]) == count or key in self._count_doubt:
+                continue
+            added = [c for c in dict.fromkeys(play["cards"]) if c not in play.get("unsure", ())]
+            self._count_doubt[key] = added
+            play["unsure"] = [*play.get("unsure", ()), *added]
 
     def _turn_position(self, plays: list[dict[str, Any]], ev: PlayEvent) -> int:
         """Where a play joins its trick: after the plays that landed before it, except those
@@ -291,14 +323,24 @@ def _is_card(text: str) -> bool:
     return True
 
 
-def _doubt_a_lead_the_followers_contradict(plays: list[dict[str, Any]]) -> None:
+def _doubt_extra_copies(play: dict[str, Any], extra: Iterable[str]) -> None:
+    """A card read as a third copy (two decks hold two) is more likely misread than played: it
+    is marked unsure, so the duplicate it would prove is put to the referee as a question."""
+    extra = [c for c in extra if c in play["cards"]]
+    if extra:
+        play["unsure"] = list(dict.fromkeys([*play.get("unsure", ()), *extra]))
+
+
+def _doubt_a_lead_the_followers_contradict(plays: list[dict[str, Any]]) -> bool:
     """Three followers who all played another number of cards than the lead the camera read
     followed a lead they saw: at a table that is the lead misread (a card hidden in its fan, or
     one too many), not a leader out of line. The lead's cards are marked unsure, so what the
     audit proves from them is put to the referee as a question; the conflict stays listed."""
     if len(plays) != 4:
-        return
+        return False
     lead, *followers = plays
     counts = {len(p["cards"]) for p in followers}
     if len(counts) == 1 and len(lead["cards"]) not in counts:
         lead["unsure"] = list(dict.fromkeys([*lead.get("unsure", ()), *lead["cards"]]))
+        return True
+    return False

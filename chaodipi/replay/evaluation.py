@@ -71,6 +71,11 @@ UNTESTABLE_KINDS: dict[str, str] = {
 }
 TARGETS = {"plays_fraction": 0.99, "median_error_s": 0.3, "pi_decisions_per_s": 4.0}
 DEFAULT_OUT = Path("out") / "replay-eval"
+ASKED_BY_DESIGN = frozenset({"card_count", "duplicate_card"})
+"""Planted kinds proven by a reading the game state contradicts (a play short of the lead's
+count, a third copy of a card): the table asks the referee rather than asserting them
+(:mod:`vision.game_feed`), so finding them as a question is all ``every_injected_asserted``
+asks."""
 
 
 class EvalError(ValueError):
@@ -298,7 +303,9 @@ def aggregate(
         found += len(inf["injected_found"])
         false += len(inf["false"])
         false_to_check += len(inf.get("false_to_check", ()))
-        injected_to_check += len(inf.get("injected_to_check", ()))
+        injected_to_check += sum(
+            k["kind"] not in ASKED_BY_DESIGN for k in inf.get("injected_to_check", ())
+        )
         for outcome, n in (s["plays"].get("unsure") or {}).items():
             unsure[outcome] += n
         fixed_by_runner_up += s["plays"].get("wrong_fixed_by_runner_up", 0)
@@ -318,6 +325,7 @@ def aggregate(
         "no_false_infraction": false == 0,
         # the referee's tiers: what the audit asserts vs what it asks (resting on unsure reads)
         "no_false_infraction_asserted": false == false_to_check,
+        # a count or a third copy is proven by a reading the game contradicts: asked by design
         "every_injected_asserted": found - injected_to_check == injected,
         "pi_keeps_up": (budget["pi_decisions_per_s"] or 0) >= TARGETS["pi_decisions_per_s"],
     }

@@ -307,15 +307,19 @@ def test_game_feed_builds_the_record_and_audits_live() -> None:
     assert log == [] and not report.infractions
 
 
-def test_game_feed_third_copy_is_a_conflict_and_still_recorded() -> None:
+def test_game_feed_third_copy_is_a_conflict_recorded_and_put_as_a_question() -> None:
     emitted: list[dict[str, object]] = []
     feed = GameFeed(declarer="S", trump="H", emit=lambda e: emitted.append(e.to_json()))
     feed_plays(feed, "S:AS,AS W:3S,3S N:4S,4S E:5S,5S")
     conflicts = feed.apply(PlayEvent("W", ("AS",), 30.0, 30.7))
     assert [c.kind for c in conflicts] == ["third_copy"]
     assert emitted[-1]["type"] == "recognition_conflict" and emitted[-1]["cards"] == ["AS"]
-    assert feed.record["tricks"][1]["plays"] == [{"seat": "W", "cards": ["AS"], "t": 30.0}]
-    assert "duplicate_card" in [i.kind for i in feed.audit().infractions]
+    assert feed.record["tricks"][1]["plays"] == [
+        {"seat": "W", "cards": ["AS"], "t": 30.0, "unsure": ["AS"]}
+    ]
+    # two decks hold two: a third copy is likelier misread than played, so the referee is asked
+    (duplicate,) = [i for i in feed.audit().infractions if i.kind == "duplicate_card"]
+    assert duplicate.to_check
 
 
 def test_game_feed_seat_twice_and_count_mismatch() -> None:
@@ -509,11 +513,16 @@ def test_game_feed_a_lead_all_three_followers_contradict_in_count_is_read_in_dou
     assert feed.record["tricks"][0]["plays"][0]["unsure"] == ["SJ"]
     (inf,) = feed.audit().infractions
     assert (inf.kind, inf.seat, inf.to_check) == ("card_count", "W", True)
-    # a follower out of line against an agreeing table is asserted as ever
+    assert all("unsure" not in p for p in feed.record["tricks"][0]["plays"][1:])
+
+
+def test_game_feed_a_follower_whose_count_disagrees_with_the_lead_is_read_in_doubt() -> None:
+    # E's pair read as one card (the other hidden in the fan): asked, never asserted
     feed = GameFeed(declarer="W", trump="H")
     for seat, cards, t in (("W", ("SJ", "SJ"), 0.0), ("N", ("3S", "3S"), 2.0)):
         feed.apply(PlayEvent(seat, cards, t, t + 0.5))
     feed.apply(PlayEvent("E", ("4S",), 4.0, 4.5))
     feed.apply(PlayEvent("S", ("6S", "7S"), 6.0, 6.5))
+    assert feed.record["tricks"][0]["plays"][2]["unsure"] == ["4S"]
     (inf,) = feed.audit().infractions
-    assert (inf.kind, inf.seat, inf.to_check) == ("card_count", "E", False)
+    assert (inf.kind, inf.seat, inf.to_check) == ("card_count", "E", True)
