@@ -286,6 +286,14 @@ def add_crops_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser
         default=1,
         help="printed-text 'none' crops per scene (words, letter stacks, lone ranks; default 1)",
     )
+    p.add_argument(
+        "--phantom-scenes",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also cut 'none' crops from the lettering of N card-free scenes (score sheets, "
+        "printed pages, packaging; default 0)",
+    )
     _add_jokers_argument(p)
     p.set_defaults(func=run_crops)
     return p
@@ -309,6 +317,10 @@ def run_crops(args: argparse.Namespace) -> int:
         joker_share=args.jokers,
         square_bowls=args.square_bowls,
     )
+    if args.phantom_scenes:
+        from vision.synth.crop_data import synthesize_phantom_crops
+
+        n += synthesize_phantom_crops(args.phantom_scenes, args.out, args.seed, args.split)
     print(f"wrote {n} crops from {args.scenes} scenes to {args.out / args.split}")
     return 0
 

@@ -170,3 +170,49 @@ def synthesize_crops(
             total += written
             next(bar, None)
     return total
+
+
+def lettering_boxes(image: np.ndarray, rng: np.random.Generator, n: int) -> list[Box]:
+    """Up to ``n`` boxes a localiser might draw on printed matter: around letter-sized ink
+    blobs (one glyph, or a glyph and its neighbours), the look-alikes of a corner index."""
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    edges = cv2.Canny(gray, 60, 160)
+    blobs = cv2.dilate(edges, np.ones((3, 3), np.uint8))
+    count, _, stats, _ = cv2.connectedComponentsWithStats(blobs, connectivity=8)
+    h = gray.shape[0]
+    letters = [
+        (int(x), int(y), int(bw), int(bh))
+        for x, y, bw, bh, area in stats[1:count]
+        if 0.015 * h <= bh <= 0.2 * h and bw <= 2.5 * bh and area >= 12
+    ]
+    boxes: list[Box] = []
+    for k in rng.permutation(len(letters))[:n]:
+        x, y, bw, bh = letters[int(k)]
+        grow = float(rng.uniform(1.0, 2.6))  # one glyph, or a stack like rank over suit
+        side_h, side_w = bh * grow, max(bw, bh * float(rng.uniform(0.45, 0.9)))
+        cx, cy = x + bw / 2, y + bh * float(rng.uniform(0.5, grow))
+        boxes.append((cx - side_w / 2, cy - side_h / 2, cx + side_w / 2, cy + side_h / 2))
+    return boxes
+
+
+def synthesize_phantom_crops(
+    n_scenes: int, out: Path, seed: int, split: str = "train", per_scene: int = 6
+) -> int:
+    """``none`` crops cut around lettering in card-free scenes (score sheets, printed pages,
+    packaging, cloths: :mod:`vision.synth.negatives`), written to ``out/<split>/none/`` beside
+    the scene crops; returns how many. Each scene is drawn at 320 or 640 px."""
+    from vision.synth.negatives import render_negative
+    from vision.synth.scenes import progress
+
+    folder = Path(out) / split / NONE_CLASS
+    folder.mkdir(parents=True, exist_ok=True)
+    written = 0
+    for i in progress(n_scenes, f"phantom crops {split}"):
+        rng = np.random.default_rng([seed, i, 91])
+        image_rgb, _ = render_negative(rng, int(rng.choice([320, 640])))
+        image = jpeg_artefacts(rng, cv2.cvtColor(image_rgb, cv2.COLOR_RGB2BGR))
+        for k, box in enumerate(lettering_boxes(image, rng, per_scene)):
+            patch = crop(image, box, angle=float(rng.uniform(-8, 8)))
+            cv2.imwrite(str(folder / f"p{i:06d}_{k}.png"), blur_down(rng, patch))
+            written += 1
+    return written
