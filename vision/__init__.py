@@ -12,6 +12,9 @@ an index's reads and :mod:`~vision.fan_strips` reading jokers a fan shows only a
 :mod:`~vision.tracking` turns stable zone contents into play events (:mod:`~vision.events`),
 and :mod:`~vision.game_feed` folds them into a live hand record for the engine.
 
+:mod:`vision.enrolment` teaches a table its tournament's deck: the printed layout mat and
+the deck folder read from a photo of the cards lying on it (``chaodipi deck sheet|capture``).
+
 Offline, and never imported by the reader: :mod:`vision.synth` (deck faces, synthetic scenes,
 crops and rendered footage) and :mod:`vision.training` (ultralytics training and evaluation).
 """

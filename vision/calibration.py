@@ -187,7 +187,7 @@ def render_marker_page(
     return page
 
 
-def _png_with_dpi(png: bytes, dpi: int) -> bytes:
+def png_with_dpi(png: bytes, dpi: int) -> bytes:
     """``png`` with a pHYs chunk stating ``dpi`` inserted after its header chunk."""
     ppm = round(dpi / 0.0254)
     body = b"pHYs" + struct.pack(">IIB", ppm, ppm, 1)
@@ -196,7 +196,7 @@ def _png_with_dpi(png: bytes, dpi: int) -> bytes:
     return png[:ihdr_end] + chunk + png[ihdr_end:]
 
 
-def _pdf(gray: npt.NDArray[np.uint8], width_pt: float, height_pt: float) -> bytes:
+def pdf_bytes(gray: npt.NDArray[np.uint8], width_pt: float, height_pt: float) -> bytes:
     """A one-page PDF showing a grayscale image over the whole page (exact physical size)."""
     h, w = gray.shape
     data = zlib.compress(np.ascontiguousarray(gray).tobytes(), 9)
@@ -263,12 +263,12 @@ def marker_page(
     page = render_marker_page(dpi, marker_size_cm, ids, paper)
     if suffix == ".pdf":
         pw, ph = PAPERS_CM[paper]
-        data = _pdf(page, pw / 2.54 * 72, ph / 2.54 * 72)
+        data = pdf_bytes(page, pw / 2.54 * 72, ph / 2.54 * 72)
     else:
         ok, buf = cv2.imencode(".png", page)
         if not ok:
             raise CalibrationError(f"cannot encode {out} as PNG: try a .pdf name")
-        data = _png_with_dpi(buf.tobytes(), dpi)
+        data = png_with_dpi(buf.tobytes(), dpi)
     write_bytes_atomic(out, data)
     return out
 

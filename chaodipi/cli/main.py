@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from chaodipi.cli.calibrate import add_calibrate_parser, add_markers_parser
+from chaodipi.cli.deck import add_deck_parser
 from chaodipi.cli.doctor import add_doctor_parser
 from chaodipi.cli.render import add_render_parser
 from chaodipi.cli.vision_commands import add_vision_parser
@@ -162,6 +163,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_vision_parser(sub)
     add_markers_parser(sub)
     add_calibrate_parser(sub)
+    add_deck_parser(sub)
     add_render_parser(sub)
     add_replay_parser(sub)
     add_replay_eval_parser(sub)
