@@ -1,11 +1,12 @@
 """The ``chaodipi deck`` command: ``deck sheet`` prints the enrolment mat, ``deck capture``
-reads a deck's faces off photographs of it into a deck folder.
+reads a deck's faces off photographs of it into a deck folder, ``deck adapt`` fine-tunes the
+card classifier on that deck and writes ``DECK/model/`` when the result reads it better.
 
-This module owns those commands' arguments and printing; the mat's layout and the reading are
-:mod:`vision.enrolment`'s, the table config :mod:`chaodipi.config`'s. ``chaodipi.cli.main``
-wires it in with :func:`add_deck_parser`; each subcommand sets ``func(args) -> int``. Bad input
-raises a ``ValueError`` subclass with a one-line message (the CLI prints it, exit 2); slots that
-cannot be read are first listed on stderr, one line each.
+This module owns those commands' arguments and printing; the mat's layout, the reading and the
+adaptation are :mod:`vision.enrolment`'s, the table config :mod:`chaodipi.config`'s.
+``chaodipi.cli.main`` wires it in with :func:`add_deck_parser`; each subcommand sets
+``func(args) -> int``. Bad input raises a ``ValueError`` subclass with a one-line message (the
+CLI prints it, exit 2); slots that cannot be read are first listed on stderr, one line each.
 """
 
 from __future__ import annotations
@@ -17,13 +18,14 @@ from pathlib import Path
 from chaodipi.cli.calibrate import grab_frame
 from chaodipi.cli.detect_eval import read_image
 from chaodipi.config import load_config
+from vision.enrolment.adapt import adapt_deck
 from vision.enrolment.capture import PARTIAL, capture_deck
 from vision.enrolment.mat import DEFAULT_DPI, HALF_COUNT, SLOT_COUNT, EnrolmentError, write_mat
 from vision.table_geometry import TableGeometry
 
 
 def add_deck_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:  # type: ignore[type-arg]
-    """Add ``deck sheet`` and ``deck capture``: enrol a tournament's deck design."""
+    """Add ``deck sheet``, ``deck capture`` and ``deck adapt``: enrol a tournament's deck."""
     p: argparse.ArgumentParser = sub.add_parser(
         "deck", help="enrol a deck design: print the layout mat, read the cards off a photo"
     )
@@ -60,6 +62,24 @@ def add_deck_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     )
     c.add_argument("--name", help="the deck's name in deck.toml (default: the folder's name)")
     c.set_defaults(func=cmd_capture)
+    a: argparse.ArgumentParser = steps.add_parser(
+        "adapt",
+        help="fine-tune the card classifier on a deck folder (the localiser stays the bundled "
+        "one); write DECK/model/ only when it reads the deck better than the bundled pair",
+    )
+    a.add_argument("deck", type=Path, metavar="DECK", help="the deck folder (deck capture's)")
+    a.add_argument(
+        "--minutes",
+        type=float,
+        default=30.0,
+        metavar="M",
+        help="minutes of training on the CPU (default 30; making the data comes on top)",
+    )
+    a.add_argument("--seed", type=int, default=0, help="seed of the synthetic data (default 0)")
+    a.add_argument(
+        "--workers", type=int, default=1, help="processes that cut the training crops (default 1)"
+    )
+    a.set_defaults(func=cmd_adapt)
     return p
 
 
@@ -107,4 +127,26 @@ def cmd_capture(args: argparse.Namespace) -> int:
     faces = len(list(result.folder.glob("*.png")))
     jokers = "" if faces == SLOT_COUNT else " (no jokers)"
     print(f"wrote {result.folder}: {faces} faces{jokers} and deck.toml")
+    return 0
+
+
+def cmd_adapt(args: argparse.Namespace) -> int:
+    """Adapt the classifier to the deck; print both pairs' scores and what was kept."""
+    result = adapt_deck(args.deck, args.minutes, seed=args.seed, workers=args.workers)
+    print(
+        f"held-out renders of {args.deck} ({result.stills} stills at {result.still_size} px), "
+        "identity precision / recall:"
+    )
+    print(f"  bundled pair  {result.bundled.text()}")
+    print(
+        f"  adapted pair  {result.candidate.text()}  ({result.epochs} epochs, "
+        f"{result.train_seconds / 60:.1f} min of training)"
+    )
+    if result.model is not None:
+        print(f"wrote {result.model}: run, replay, replay-eval and demo read it with --deck")
+    else:
+        print(
+            "kept the bundled pair: the adapted one does not beat it (higher recall at no "
+            f"lower precision), so no model folder was written to {args.deck}"
+        )
     return 0

@@ -45,6 +45,7 @@ from chaodipi.table.camera_loop import CameraLoop
 from chaodipi.table.feed import Camera, FeedSource, contract_of, read_record
 from chaodipi.table.service import TableService
 from device import Frame, FrameSource, open_source
+from vision.enrolment.deck_model import DECK_HELP, detector_for
 
 DEMO_PIN = "8888"
 FIRST_PORT = 8080
@@ -296,9 +297,10 @@ def cmd_demo(args: argparse.Namespace) -> int:
     duration = float(info.get("duration_s", 0.0))
     from vision.detector import DEFAULT_MODEL
 
-    model = args.model or DEFAULT_MODEL
+    chosen = detector_for(args.model, args.deck, "demo")
+    model = chosen or DEFAULT_MODEL
     simulated = args.ground_truth or not model.is_file()
-    if args.model is not None and not model.is_file():
+    if chosen is not None and not model.is_file():
         raise DemoError(f"no detector model at {model}: give an existing --model file")
     feed = ClipFeed(record, read_events(truth_path), fps=fps, speed=args.speed)
     folder, temporary = data_folder(args.data_dir)
@@ -399,6 +401,7 @@ def add_demo_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     )
     p.add_argument("--speed", type=float, default=1.0, help="play the clip × faster (default 1)")
     p.add_argument("--model", type=Path, help="detector ONNX (default models/card_detector.onnx)")
+    p.add_argument("--deck", type=Path, metavar="DIR", help=DECK_HELP)
     p.add_argument(
         "--ground-truth",
         action="store_true",

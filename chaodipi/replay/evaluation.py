@@ -2,7 +2,7 @@
 
 This module owns the end-to-end evaluation of the table pipeline::
 
-    chaodipi replay-eval --hands N --seed-base S [--rules P] [--out DIR] [--model PATH]
+    chaodipi replay-eval --hands N --seed-base S [--rules P] [--out DIR] [--model PATH | --deck DIR]
         [--kinds K,…] [--speedup 4] [--fps 10] [--size 4608x2592] [--decision-fps 4] [--json]
 
 Hand *i* (seed ``S + i``) is simulated with one planted kind from a rotation, its times are
@@ -54,6 +54,7 @@ from chaodipi.table.pipeline import (
     budget_text,
     contract_from_record,
 )
+from vision.enrolment.deck_model import DECK_HELP, detector_for
 from vision.synth.render import CAMERA_SIZE_TEXT
 from vision.synth.render import HELD_OUT_DESIGN as DEFAULT_DESIGN
 
@@ -475,7 +476,14 @@ def cmd_replay_eval(args: argparse.Namespace) -> int:
         raise EvalError(f"--kinds: {why or 'none given'}; choose from {','.join(TESTABLE_KINDS)}")
     if args.hands < 1:
         raise EvalError(f"--hands must be ≥ 1 (got {args.hands})")
-    designs = tuple(d.strip() for d in args.design.split(",") if d.strip())
+    if args.deck is not None and args.design is not None:
+        raise EvalError(
+            "--deck renders the hands in its deck: drop --design (or read other designs with "
+            "--model DIR/model/card_detector.onnx --design …)"
+        )
+    model = detector_for(args.model, args.deck, "replay-eval")
+    spec = str(args.deck) if args.deck is not None else args.design or DEFAULT_DESIGN
+    designs = tuple(d.strip() for d in spec.split(",") if d.strip())
     if not designs:
         raise EvalError("--design: give a built-in deck name or a deck folder's path")
     for design in designs:
@@ -496,7 +504,7 @@ def cmd_replay_eval(args: argparse.Namespace) -> int:
         pi_slowdown=args.pi_slowdown,
         designs=designs,
     )
-    detector = CardDetector(args.model or DEFAULT_MODEL, threads=args.threads)
+    detector = CardDetector(model or DEFAULT_MODEL, threads=args.threads)
     summary = run_eval(opts, detector)
     if args.json:
         print(json.dumps(summary, ensure_ascii=False, indent=1))
@@ -531,11 +539,10 @@ def add_replay_eval_parser(sub: argparse._SubParsersAction) -> argparse.Argument
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument(
         "--design",
-        default=DEFAULT_DESIGN,
         metavar="DECK[,DECK…]",
         help=f"card designs the hands are rendered in, one a hand in rotation: built-in names "
         f"or deck folder paths (default {DEFAULT_DESIGN})",
     )
-    add_pipeline_options(p)
+    add_pipeline_options(p, deck_help=f"{DECK_HELP}; the hands are rendered in that deck")
     p.set_defaults(func=cmd_replay_eval)
     return p

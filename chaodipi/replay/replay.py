@@ -7,7 +7,7 @@ plays a frame source through a :class:`chaodipi.table.pipeline.TablePipeline`, a
 to
 the CLI::
 
-    chaodipi replay SOURCE [--rules P] [--json] [--score [GROUND_TRUTH]] [--model PATH]
+    chaodipi replay SOURCE [--rules P] [--json] [--score [GROUND_TRUTH]] [--model PATH | --deck DIR]
         [--config table.toml] [--events OUT.jsonl] [--decision-fps 4]
         [--record R.json] [--declarer S] [--trump H] [--levels NS=2,EW=5]
 
@@ -43,6 +43,7 @@ from device import SourceError, open_source
 from engine.audit import AuditReport
 from engine.cards import SEATS
 from engine.report import render_text
+from vision.enrolment.deck_model import DECK_HELP, detector_for
 from vision.events import read_events
 
 VIDEO_SUFFIXES = frozenset({".avi", ".mp4", ".mkv", ".mov"})
@@ -249,7 +250,8 @@ def build_pipeline(
 ) -> TablePipeline:
     from vision.detector import DEFAULT_MODEL, CardDetector
 
-    model = args.model or (Path(config.model) if config is not None else DEFAULT_MODEL)
+    chosen = detector_for(args.model, args.deck, "replay")
+    model = chosen or (Path(config.model) if config is not None else DEFAULT_MODEL)
     detector = CardDetector(Path(model), threads=args.threads)
     return TablePipeline(
         config,
@@ -351,12 +353,13 @@ def slowdown_factor(text: str) -> float:
     return value
 
 
-def add_pipeline_options(p: argparse.ArgumentParser) -> None:
-    """Options shared by ``replay`` and ``replay-eval``."""
+def add_pipeline_options(p: argparse.ArgumentParser, deck_help: str = DECK_HELP) -> None:
+    """Options shared by ``replay`` and ``replay-eval`` (``deck_help``: what ``--deck`` does)."""
     from engine.profiles import PROFILE_NAMES
 
     p.add_argument("--rules", choices=PROFILE_NAMES, help="rule profile (default: the record's)")
     p.add_argument("--model", type=Path, help="detector ONNX (default: the config's or models/)")
+    p.add_argument("--deck", type=Path, metavar="DIR", help=deck_help)
     p.add_argument("--config", type=Path, metavar="table.toml", help="table config")
     p.add_argument(
         "--decision-fps", type=float, default=4.0, help="decision frames a second (default 4)"

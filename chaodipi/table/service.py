@@ -44,6 +44,7 @@ from chaodipi.table.live import LiveTable
 from chaodipi.table.sink import CameraSink
 from chaodipi.table.store import EventStore, StoreError
 from chaodipi.table.table_state import default_contract
+from vision.enrolment.deck_model import DECK_HELP, detector_for
 
 log = logging.getLogger("chaodipi.table.service")
 
@@ -175,9 +176,8 @@ def build_service(args: argparse.Namespace) -> TableService:
     if args.feed:
         records = [read_record(p) for p in args.feed]
         feed = FeedSource(records, speed=args.speed, epoch=args.epoch)
-    return TableService(
-        config, source=args.source, model=args.model, feed=feed, threads=args.threads
-    )
+    model = detector_for(args.model, args.deck, "run")
+    return TableService(config, source=args.source, model=model, feed=feed, threads=args.threads)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -220,6 +220,7 @@ def add_run_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser: 
     p.add_argument("--config", type=Path, metavar="table.toml", help="table config")
     p.add_argument("--source", help="camera override: picamera, webcam index, URL, video, folder")
     p.add_argument("--model", type=Path, help="detector ONNX (default: the config's)")
+    p.add_argument("--deck", type=Path, metavar="DIR", help=DECK_HELP)
     p.add_argument(
         "--feed",
         type=Path,

@@ -2,7 +2,8 @@
 
 A deck folder holds 52 or 54 face images named by card (``AS.png``, ``10H.png``, ``BJ.png``,
 ``SJ.png``; PNG, JPEG or WebP, RGBA or RGB), optionally a card back (``back.png``, more backs as
-``back_2.png`` …) and optionally a ``deck.toml``::
+``back_2.png`` …), the ``model/`` folder ``chaodipi deck adapt`` writes, and optionally a
+``deck.toml``::
 
     name = "Byron Knoll's vector playing cards"
     licence = "public domain"
@@ -37,6 +38,9 @@ BUILT_IN_DECKS: tuple[str, ...] = ("byron_knoll", "adrian_kennard")
 """Decks that ship with the project (``vision/synth/decks/<name>/``)."""
 
 FACE_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp")
+MODEL_FOLDER = "model"
+"""The one folder a deck folder may hold: its adapted card reader (``chaodipi deck adapt``,
+:mod:`vision.enrolment.deck_model`); hidden entries (``.adapt/``) are passed over too."""
 INDEX_FIND_H = 700
 """Faces are brought to this height before their index is looked for: the finder's pixel
 sizes (the outline it ignores, the smallest ink it keeps) were set on faces this tall."""
@@ -128,6 +132,8 @@ def load_deck(design: str) -> DeckInfo:
     for path in sorted(folder.iterdir()):
         if path.name.startswith(".") or _BESIDE.match(path.name):
             continue
+        if path.is_dir() and path.name == MODEL_FOLDER:
+            continue  # the deck's adapted card reader (``chaodipi deck adapt``)
         if path.is_dir():
             raise DeckError(f"{path} is a folder inside the deck {folder}: move it out")
         if path.suffix.lower() not in FACE_SUFFIXES:

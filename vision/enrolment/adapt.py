@@ -1,0 +1,508 @@
+"""Adapting the card reader to one enrolled deck: ``chaodipi deck adapt DECK --minutes M``.
+
+This module owns the adaptation of the bundled pair to a deck folder (one that ``chaodipi deck
+capture`` wrote, or any other): only the **classifier** is fine-tuned; the **localiser stays the
+bundled one** (it boxes corner indices, which look alike across designs, and a CPU has no time
+to retrain it). :func:`adapt_deck`:
+
+1. **Data** in ``DECK/.adapt/`` (:data:`~vision.enrolment.deck_model.WORK_FOLDER`, ignored by git
+   through its own ``.gitignore``): classifier crops (:func:`vision.synth.crop_data.
+   synthesize_crops`) cut from synthetic scenes drawn in the designs ``[DECK, DECK, DECK,
+   procedural]`` (procedural decks in the mix so the classifier does not forget other
+   lettering), a ``train`` and a ``val`` split, and held-out stills of the deck alone
+   (:func:`vision.synth.scenes.synthesize`, ``split="test"``, another seed). Each part is made
+   once: its recipe (counts, sizes, seed, a digest of the deck's faces) is written beside it when
+   it is complete, and a later run with the same recipe reuses it.
+2. **Training**: the classifier continues from ``models/baseline/classifier_c.pt`` at lr0
+   :data:`LR0` on the CPU for ``M`` minutes (:func:`vision.training.train.train_classifier`,
+   ``hours=M/60``; ultralytics' progress bars). The run lives in ``.adapt/run/classifier``; the
+   same command again *continues* an interrupted run from its last epoch (with the same
+   wall-clock budget again), and reuses a finished one; another recipe starts a new run.
+3. **Candidate pair** in ``.adapt/candidate/``: a copy of the bundled localiser
+   ``card_detector.onnx`` and the new classifier exported and averaged with itself read
+   half-turned, exactly like the bundled ``card_classifier.onnx`` (:func:`vision.training.train.
+   export_onnx`, :func:`~vision.training.train.average_onnx`).
+4. **Scores**: the candidate and the bundled pair on the held-out stills, identity precision /
+   recall (:func:`vision.training.evaluate.evaluate`; a pair's score is cached by its files'
+   digest).
+5. **Decision**: the candidate *beats* the bundled pair when its identity recall is strictly
+   higher and its identity precision is no lower (:func:`beats`). Only then is ``DECK/model/``
+   written (the pair and ``report.json``: both scores, minutes, seed, date), replacing any
+   earlier one whole; otherwise no model folder is written (an earlier one is left as it was)
+   and the bundled pair stays the deck's reader.
+
+Bad input raises a ``ValueError`` subclass with one line: not a deck folder
+(:class:`~vision.enrolment.deck_model.DeckModelError`), ``minutes`` not above 0
+(:class:`AdaptError`), the ``train`` extra missing (:class:`vision.training.train.TrainError`).
+Torch and ultralytics are imported only inside :func:`adapt_deck`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import shutil
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from vision.enrolment.deck_model import (
+    CLASSIFIER_FILE,
+    DETECTOR_FILE,
+    REPORT_FILE,
+    WORK_FOLDER,
+    deck_info,
+    model_folder,
+)
+from vision.synth.decks import DeckInfo
+from vision.training.train import DEFAULT_MODEL_PATH, REPO_ROOT, TrainError
+
+BASELINE_CLASSIFIER = REPO_ROOT / "models" / "baseline" / "classifier_c.pt"
+LR0 = 0.0003
+"""The fine-tuning rate (the model card's classifier rounds continued from the baseline at it)."""
+DECK_WEIGHT = 3
+"""The deck's share of the training scenes' designs: ``[DECK] * 3 + ["procedural"]``."""
+JOKER_SHARE = 0.2
+"""Share of card groups with jokers mixed in (the model card's crop recipe)."""
+EPOCH_CAP = 1000
+"""The run's nominal epochs: the wall-clock budget ends it long before (ultralytics re-plans
+its epochs after the first one)."""
+
+
+class AdaptError(ValueError):
+    """``deck adapt`` cannot run as asked; the message is one line naming the fix."""
+
+
+@dataclass(frozen=True)
+class PairScore:
+    """A pair's identity scores on the held-out stills."""
+
+    precision: float | None
+    recall: float | None
+    perfect_images: float | None
+    images: int
+
+    def text(self) -> str:
+        def shown(x: float | None) -> str:
+            return "n/a" if x is None else f"{x:.3f}"
+
+        return f"{shown(self.precision)} / {shown(self.recall)}"
+
+
+@dataclass(frozen=True)
+class AdaptResult:
+    """What one ``deck adapt`` did: the two scores, where the model went (``None``: nowhere,
+    the bundled pair is kept), which parts of ``.adapt/`` were reused, and the run's size."""
+
+    deck: Path
+    candidate: PairScore
+    bundled: PairScore
+    model: Path | None
+    reused: tuple[str, ...]
+    epochs: int
+    train_seconds: float
+    stills: int
+    still_size: int
+
+
+def beats(candidate: PairScore, bundled: PairScore) -> bool:
+    """Whether the candidate pair beats the bundled one: strictly higher identity recall at no
+    lower identity precision (a score that could not be measured never beats)."""
+    if None in (candidate.recall, candidate.precision, bundled.recall, bundled.precision):
+        return False
+    assert candidate.recall is not None and candidate.precision is not None
+    assert bundled.recall is not None and bundled.precision is not None
+    return candidate.recall > bundled.recall and candidate.precision >= bundled.precision
+
+
+def default_scenes(minutes: float) -> int:
+    """Training scenes for a budget of ``minutes``: about 100 a minute (≈ 1,300 crops, which a
+    2-core CPU passes over in ≈ 5 s an epoch), 300 to 6,000."""
+    return int(min(6000, max(300, round(100 * minutes))))
+
+
+def faces_digest(deck: Path) -> str:
+    """A digest of the deck's faces and backs (their names and bytes): data made from other
+    faces is never reused."""
+    info = deck_info(deck)
+    h = hashlib.sha256()
+    for path in sorted([*info.faces.values(), *info.backs]):
+        h.update(path.name.encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def files_digest(paths: Sequence[Path]) -> str:
+    h = hashlib.sha256()
+    for path in paths:
+        h.update(path.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def _write_json(path: Path, data: Any) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    tmp.replace(path)
+
+
+def made_once(
+    folder: Path,
+    recipe: Mapping[str, Any],
+    make: Callable[[], None],
+    what: str = "data",
+    say: Callable[[str], None] = print,
+) -> bool:
+    """Make ``folder`` with ``make()`` unless it holds data of this ``recipe`` already
+    (``folder/recipe.json``, written only once ``make`` has finished). Returns whether it was
+    reused; a partial or other folder is removed first and made again. ``say`` tells which,
+    naming the data ``what``."""
+    marker = folder / "recipe.json"
+    if _read_json(marker) == dict(recipe):
+        say(f"{what}: made before, reused ({folder})")
+        return True
+    say(f"{what}: making them in {folder}")
+    if folder.exists():
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True)
+    make()
+    _write_json(marker, dict(recipe))
+    return False
+
+
+def training_state(run_dir: Path, recipe_file: Path, recipe: Mapping[str, Any]) -> str:
+    """What to do with the run in ``run_dir`` for ``recipe``: ``"done"`` (a finished run of
+    this recipe: reuse it), ``"resume"`` (an interrupted one: continue from its last epoch) or
+    ``"fresh"`` (none, or another recipe's, as ``recipe_file`` says: start over)."""
+    if _read_json(recipe_file) != dict(recipe):
+        return "fresh"
+    if (run_dir / "train_result.json").is_file():
+        return "done"
+    if (run_dir / "weights" / "last.pt").is_file():
+        return "resume"
+    return "fresh"
+
+
+def _score(
+    detector: Path, stills: Path, cache: Path, threads: int, stills_recipe: Mapping[str, Any]
+) -> PairScore:
+    """The pair whose localiser is ``detector`` (classifier beside it) on ``stills``, cached in
+    ``cache`` by the pair's digest and the stills' recipe."""
+    from vision.detector import CardDetector
+    from vision.training.evaluate import evaluate
+
+    key = {
+        "pair": files_digest([detector, detector.with_name(CLASSIFIER_FILE)]),
+        "stills": dict(stills_recipe),
+    }
+    cached = _read_json(cache)
+    if isinstance(cached, dict) and cached.get("key") == key:
+        return PairScore(**cached["score"])
+    result = evaluate(stills, CardDetector(detector, threads=threads))
+    score = PairScore(
+        precision=result.identity_precision,
+        recall=result.identity_recall,
+        perfect_images=result.perfect_images,
+        images=len(result.images),
+    )
+    _write_json(cache, {"key": key, "score": asdict(score)})
+    return score
+
+
+@contextlib.contextmanager
+def exclusive(work: Path) -> Iterator[None]:
+    """Hold ``work/lock`` while working there: a second ``deck adapt`` of the same deck is
+    refused in one line rather than training into the same run (the lock goes with the
+    process, however it ends)."""
+    with open(work / "lock", "w") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise AdaptError(
+                f"another deck adapt is working in {work}: wait for it to end, or stop it"
+            ) from None
+        yield
+
+
+def _check_train_extra() -> None:
+    try:
+        from vision.training.train import _import_ultralytics
+
+        _import_ultralytics()
+    except TrainError:
+        raise TrainError(
+            "deck adapt fine-tunes the classifier and needs the train extra: "
+            "pip install -e '.[train]'"
+        ) from None
+
+
+def _write_model(deck: Path, candidate: Path, report: Mapping[str, Any]) -> Path:
+    """``DECK/model/`` from the candidate pair and ``report``, all at once (built beside it,
+    then renamed into place; an earlier one is replaced whole)."""
+    target = model_folder(deck)
+    building = deck / ".model.new"
+    old = deck / ".model.old"
+    for stale in (building, old):
+        if stale.exists():
+            shutil.rmtree(stale)
+    building.mkdir()
+    for name in (DETECTOR_FILE, CLASSIFIER_FILE):
+        shutil.copyfile(candidate / name, building / name)
+    _write_json(building / REPORT_FILE, dict(report))
+    if target.exists():
+        target.rename(old)
+    building.rename(target)
+    if old.exists():
+        shutil.rmtree(old)
+    return target
+
+
+def adapt_deck(
+    deck: Path,
+    minutes: float,
+    *,
+    seed: int = 0,
+    workers: int = 1,
+    scenes: int | None = None,
+    val_scenes: int | None = None,
+    crop_sizes: Sequence[int] = (320, 640),
+    stills: int = 100,
+    still_size: int = 640,
+    batch: int = 128,
+    threads: int | None = None,
+    bundled: Path = DEFAULT_MODEL_PATH,
+    baseline: Path = BASELINE_CLASSIFIER,
+    say: Callable[[str], None] = print,
+) -> AdaptResult:
+    """Fine-tune the classifier on ``deck`` for ``minutes`` of training and write
+    ``deck/model/`` when the new pair beats ``bundled`` (see the module docstring).
+
+    ``seed`` seeds the data (training crops ``seed``, validation crops ``seed + 1``, held-out
+    stills ``seed + 2``); ``workers`` processes cut the crops; ``scenes`` training scenes
+    (default :func:`default_scenes`) and ``val_scenes`` validation ones (default a tenth, at
+    least 10), drawn at ``crop_sizes`` px; ``stills`` held-out stills at ``still_size`` px;
+    ``threads`` torch and onnxruntime threads (default: every core). ``say`` prints the stages.
+    """
+    if not minutes > 0:
+        raise AdaptError(f"--minutes must be above 0 (got {minutes:g}): e.g. --minutes 30")
+    deck = Path(deck).expanduser()
+    info = deck_info(deck)
+    _check_train_extra()
+    threads = threads or os.cpu_count() or 1
+    n_train = scenes if scenes is not None else default_scenes(minutes)
+    n_val = val_scenes if val_scenes is not None else max(10, n_train // 10)
+    work = deck / WORK_FOLDER
+    work.mkdir(exist_ok=True)
+    (work / ".gitignore").write_text("*\n", encoding="utf-8")
+    reused: list[str] = []
+    with exclusive(work):  # one adapt at a time in a deck's work folder
+        faces = faces_digest(deck)
+        crop_recipes = {
+            split: {
+                "scenes": n,
+                "seed": split_seed,
+                "designs": ["DECK"] * DECK_WEIGHT + ["procedural"],
+                "sizes": list(crop_sizes),
+                "jokers": JOKER_SHARE,
+                "faces": faces,
+            }
+            for split, n, split_seed in (("train", n_train, seed), ("val", n_val, seed + 1))
+        }
+        stills_recipe = {
+            "stills": stills,
+            "seed": seed + 2,
+            "imgsz": still_size,
+            "jokers": JOKER_SHARE,
+            "faces": faces,
+        }
+        _make_data(work, info, crop_recipes, stills_recipe, workers, say, reused)
+        train_recipe = {
+            "minutes": minutes,
+            "lr0": LR0,
+            "batch": batch,
+            "start": files_digest([baseline]),
+            "crops": crop_recipes,
+        }
+        weights, run = _train(work, train_recipe, baseline, threads, say, reused)
+        candidate = _candidate(work, weights, bundled, say, reused)
+        say("scoring the bundled pair and the candidate on the held-out stills")
+        stills_dir = work / "stills"
+        bundled_score = _score(
+            bundled, stills_dir, work / "score_bundled.json", threads, stills_recipe
+        )
+        candidate_score = _score(
+            candidate, stills_dir, work / "score_candidate.json", threads, stills_recipe
+        )
+        epochs = int(run.get("epochs", 0) or 0)
+        train_seconds = float(run.get("seconds", 0.0) or 0.0)
+        written: Path | None = None
+        if beats(candidate_score, bundled_score):
+            report = {
+                "deck": info.name,
+                "minutes": minutes,
+                "seed": seed,
+                "date": datetime.now(UTC).isoformat(timespec="seconds"),
+                "beats": "strictly higher identity recall at no lower identity precision",
+                "adapted": asdict(candidate_score),
+                "bundled": asdict(bundled_score),
+                "held_out": {"stills": stills, "imgsz": still_size, "seed": seed + 2},
+                "training": {
+                    "scenes": n_train,
+                    "val_scenes": n_val,
+                    "designs": ["DECK"] * DECK_WEIGHT + ["procedural"],
+                    "start": _shown(baseline),
+                    "lr0": LR0,
+                    "epochs": epochs,
+                    "seconds": train_seconds,
+                },
+                "localiser": f"{_shown(bundled)}, copied",
+            }
+            written = _write_model(deck, candidate.parent, report)
+    return AdaptResult(
+        deck=deck,
+        candidate=candidate_score,
+        bundled=bundled_score,
+        model=written,
+        reused=tuple(reused),
+        epochs=epochs,
+        train_seconds=train_seconds,
+        stills=stills,
+        still_size=still_size,
+    )
+
+
+def _shown(path: Path) -> str:
+    """``path`` relative to the repository when inside it."""
+    return str(path.relative_to(REPO_ROOT)) if path.is_relative_to(REPO_ROOT) else str(path)
+
+
+def _make_data(
+    work: Path,
+    info: DeckInfo,
+    crop_recipes: Mapping[str, Mapping[str, Any]],
+    stills_recipe: Mapping[str, Any],
+    workers: int,
+    say: Callable[[str], None],
+    reused: list[str],
+) -> None:
+    """The crops (``work/crops/{train,val}/<class>/``, ultralytics' layout) and the held-out
+    stills (``work/stills``, a YOLO dataset), each made once for its recipe."""
+    from vision.synth.crop_data import synthesize_crops
+    from vision.synth.scenes import synthesize
+
+    design = str(info.folder.resolve())
+    designs = [design] * DECK_WEIGHT + ["procedural"]
+    data = work / "crops"
+    for split, recipe in crop_recipes.items():
+
+        def make_crops(split: str = split, recipe: Mapping[str, Any] = recipe) -> None:
+            synthesize_crops(
+                int(recipe["scenes"]),
+                data,
+                int(recipe["seed"]),
+                designs,
+                sizes=list(recipe["sizes"]),
+                split=split,
+                workers=workers,
+                joker_share=JOKER_SHARE,
+            )
+
+        what = f"{split} crops from {recipe['scenes']} scenes of {info.name} and procedural decks"
+        if made_once(data / split, recipe, make_crops, what, say):
+            reused.append(f"{split} crops")
+    stills_dir = work / "stills"
+    n, size = int(stills_recipe["stills"]), int(stills_recipe["imgsz"])
+
+    def make_stills() -> None:
+        seed = int(stills_recipe["seed"])
+        synthesize(n, stills_dir, seed, [design], size, "test", joker_share=JOKER_SHARE)
+
+    what = f"held-out stills: {n} renders of {info.name} at {size} px"
+    if made_once(stills_dir, stills_recipe, make_stills, what, say):
+        reused.append("stills")
+
+
+def _train(
+    work: Path,
+    recipe: Mapping[str, Any],
+    baseline: Path,
+    threads: int,
+    say: Callable[[str], None],
+    reused: list[str],
+) -> tuple[Path, dict[str, Any]]:
+    """Train, continue or reuse the run in ``work/run/classifier`` (:func:`training_state`);
+    its weights and ``train_result.json``."""
+    from vision.training.train import train_classifier
+
+    project, name = work / "run", "classifier"
+    run_dir = project / name
+    recipe_file = project / "recipe.json"  # beside the run: ultralytics empties a new one
+    state = training_state(run_dir, recipe_file, recipe)
+    minutes = float(recipe["minutes"])
+    if state == "done":
+        say(f"training: the finished run in {run_dir} is reused")
+        reused.append("training")
+    else:
+        how = "continuing the run in" if state == "resume" else "a new run in"
+        say(
+            f"training: {how} {run_dir}, {minutes:g} min on the CPU from {baseline.name} "
+            f"at lr0 {LR0:g}"
+        )
+        _write_json(recipe_file, recipe)
+        try:
+            train_classifier(
+                work / "crops",
+                epochs=EPOCH_CAP,
+                batch=int(recipe["batch"]),
+                threads=threads,
+                project=project,
+                name=name,
+                model_yaml=str(baseline),
+                resume=state == "resume",
+                hours=minutes / 60,
+                lr0=LR0,
+                device="cpu",
+            )
+        except AssertionError:
+            # ultralytics: "training to N epochs is finished, nothing to resume" (stopped
+            # between its last epoch and its final check): its weights stand.
+            if not (run_dir / "weights" / "best.pt").is_file():
+                raise
+            _write_json(run_dir / "train_result.json", {"run_dir": str(run_dir)})
+    weights = run_dir / "weights" / "best.pt"
+    if not weights.is_file():
+        weights = run_dir / "weights" / "last.pt"
+    return weights, _read_json(run_dir / "train_result.json") or {}
+
+
+def _candidate(
+    work: Path, weights: Path, bundled: Path, say: Callable[[str], None], reused: list[str]
+) -> Path:
+    """The candidate pair in ``work/candidate``: a copy of the bundled localiser and the new
+    classifier, exported and averaged with itself read half-turned (as the bundled one is);
+    made again when the weights are newer. Returns its localiser's path."""
+    from vision.training.train import average_onnx, export_onnx
+
+    candidate = work / "candidate"
+    classifier = candidate / CLASSIFIER_FILE
+    candidate.mkdir(exist_ok=True)
+    shutil.copyfile(bundled, candidate / DETECTOR_FILE)  # the localiser stays the bundled one
+    if not classifier.is_file() or classifier.stat().st_mtime < weights.stat().st_mtime:
+        say(f"candidate pair: the bundled localiser and the new classifier in {candidate}")
+        single = export_onnx(weights, 64, candidate / "classifier_single.onnx")
+        average_onnx([single, single], classifier, half_turned=[False, True])
+    else:
+        reused.append("candidate")
+    return candidate / DETECTOR_FILE
