@@ -283,8 +283,9 @@ class GameFeed:
             self._record.pop(key, None)
         extra = self._third_copies(ev.cards, self._counts())
         self._record["kitty"] = list(ev.cards)
-        doubt: dict[str, Any] = {}
+        doubt: dict[str, Any] = {"cards": list(ev.cards)}
         _note_doubt(doubt, ev)
+        _doubt_extra_copies(doubt, extra)  # the kitty is read last: its copy makes the third
         if "unsure" in doubt:
             self._record["kitty_unsure"] = doubt["unsure"]
         if "maybe" in doubt:

@@ -283,7 +283,7 @@ def aggregate(
     total = sum(r["score"]["plays"]["total"] for r in results)
     exact = sum(r["score"]["plays"]["exact"] for r in results)
     errors: list[float] = []
-    injected = found = false = missed = false_to_check = injected_to_check = 0
+    injected = found = false = missed = false_to_check = injected_to_check = asked_by_design = 0
     fixed_by_runner_up = false_after_runner_up = 0
     unsure = {"exact": 0, "wrong": 0}
     false_items: list[dict[str, Any]] = []
@@ -304,8 +304,9 @@ def aggregate(
         found += len(inf["injected_found"])
         false += len(inf["false"])
         false_to_check += len(inf.get("false_to_check", ()))
-        injected_to_check += sum(
-            k["kind"] not in ASKED_BY_DESIGN for k in inf.get("injected_to_check", ())
+        injected_to_check += len(inf.get("injected_to_check", ()))
+        asked_by_design += sum(
+            k["kind"] in ASKED_BY_DESIGN for k in inf.get("injected_to_check", ())
         )
         for outcome, n in (s["plays"].get("unsure") or {}).items():
             unsure[outcome] += n
@@ -327,7 +328,7 @@ def aggregate(
         # the referee's tiers: what the audit asserts vs what it asks (resting on unsure reads)
         "no_false_infraction_asserted": false == false_to_check,
         # a count or a third copy is proven by a reading the game contradicts: asked by design
-        "every_injected_asserted": found - injected_to_check == injected,
+        "every_injected_asserted": found - injected_to_check + asked_by_design == injected,
         "pi_keeps_up": (budget["pi_decisions_per_s"] or 0) >= TARGETS["pi_decisions_per_s"],
     }
     return {

@@ -322,6 +322,20 @@ def test_game_feed_third_copy_is_a_conflict_recorded_and_put_as_a_question() -> 
     assert duplicate.to_check
 
 
+def test_game_feed_a_kitty_read_last_that_makes_a_third_copy_puts_the_duplicate_as_a_question() -> (
+    None
+):
+    # the kitty shows 3H after two 3H were played: one of the three is misread, none proven
+    feed = GameFeed(declarer="S", trump="H")
+    feed_plays(feed, "S:3H W:4S N:5S E:6S")
+    feed_plays(feed, "S:3H W:4D N:5D E:6D")
+    conflicts = feed.apply(KittyEvent(("3H", "2C", "2C", "4C", "5C", "6C", "7C", "8C"), 99.0))
+    assert [c.kind for c in conflicts] == ["third_copy"]
+    assert feed.record["kitty_unsure"] == ["3H"]
+    (duplicate,) = [i for i in feed.audit().infractions if i.kind == "duplicate_card"]
+    assert duplicate.to_check
+
+
 def test_game_feed_seat_twice_and_count_mismatch() -> None:
     feed = GameFeed(declarer="S", trump="H")
     feed.apply(PlayEvent("S", ("AS", "AS"), 0.0, 0.7))
