@@ -288,8 +288,11 @@ def text_mask(
     return out.astype(np.float32) / 255.0
 
 
-def paste(img: np.ndarray, mask: np.ndarray, x: int, y: int, color: Sequence[int]) -> None:
-    """Paint ``color`` through ``mask`` onto ``img`` (RGBA) at (x, y), clipped."""
+def paste(
+    img: np.ndarray, mask: np.ndarray, x: int, y: int, color: Sequence[float] | np.ndarray
+) -> None:
+    """Paint ``color`` through ``mask`` onto ``img`` (its first three channels, any dtype) at
+    (x, y), clipped."""
     h, w = mask.shape
     H, W = img.shape[:2]
     x0, y0, x1, y1 = max(0, x), max(0, y), min(W, x + w), min(H, y + h)
@@ -297,6 +300,5 @@ def paste(img: np.ndarray, mask: np.ndarray, x: int, y: int, color: Sequence[int
         return
     m = mask[y0 - y : y1 - y, x0 - x : x1 - x, None]
     roi = img[y0:y1, x0:x1, :3].astype(np.float32)
-    img[y0:y1, x0:x1, :3] = (roi * (1 - m) + np.array(color[:3], dtype=np.float32) * m).astype(
-        np.uint8
-    )
+    ink = np.array(color[:3], dtype=np.float32)
+    img[y0:y1, x0:x1, :3] = (roi * (1 - m) + ink * m).astype(img.dtype)

@@ -16,7 +16,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.synth.lettering import HERSHEY, font_paths, suit_mask, text_mask
+from vision.synth.lettering import HERSHEY, font_paths, paste, suit_mask, text_mask
 from vision.synth.scenes import (
     background,
     camera_homography,
@@ -58,17 +58,6 @@ def _ink(rng: np.random.Generator) -> np.ndarray:
     return np.array(inks[int(rng.integers(len(inks)))], np.float32) + rng.uniform(-15, 15, 3)
 
 
-def _stamp(canvas: np.ndarray, mask: np.ndarray, x: int, y: int, color: np.ndarray) -> None:
-    """Paint ``color`` through ``mask`` at (x, y), clipped to the canvas."""
-    h, w = mask.shape
-    H, W = canvas.shape[:2]
-    x0, y0, x1, y1 = max(0, x), max(0, y), min(W, x + w), min(H, y + h)
-    if x0 >= x1 or y0 >= y1:
-        return
-    m = mask[y0 - y : y1 - y, x0 - x : x1 - x, None]
-    canvas[y0:y1, x0:x1] = canvas[y0:y1, x0:x1] * (1 - m) + color * m
-
-
 def _word(rng: np.random.Generator) -> str:
     pool = [*RANKS, *SEAT_WORDS, *BRANDS]
     if rng.random() < 0.5:
@@ -91,7 +80,7 @@ def _page(rng: np.random.Generator, size: int, letter: float) -> np.ndarray:
         font = fonts[int(rng.integers(len(fonts)))]
         line = " ".join(_word(rng) for _ in range(int(rng.integers(2, 8))))
         mask = text_mask(line, font, h, float(rng.uniform(0.8, 1.1)), int(rng.integers(1, 4)))
-        _stamp(paper, mask[:, :size], int(rng.integers(0, max(1, size // 10))), y, ink)
+        paste(paper, mask[:, :size], int(rng.integers(0, max(1, size // 10))), y, ink)
         y += int(h * rng.uniform(1.2, 1.7))
     return paper
 
@@ -123,7 +112,7 @@ def _score_sheet(rng: np.random.Generator, size: int, letter: float) -> np.ndarr
             )
             h = max(5, int(cell_h * rng.uniform(0.45, 0.8)))
             mask = text_mask(text, font, h, float(rng.uniform(0.8, 1.2)), int(rng.integers(1, 4)))
-            _stamp(sheet, mask[:, : cell_w - 2], x + 2, y + (cell_h - h) // 2, ink)
+            paste(sheet, mask[:, : cell_w - 2], x + 2, y + (cell_h - h) // 2, ink)
     return sheet
 
 
@@ -143,13 +132,13 @@ def _packaging(rng: np.random.Generator, size: int, letter: float) -> np.ndarray
         colour = np.array(rng.uniform(0, 255, 3), np.float32)
         x = int(rng.integers(-mask.shape[1] // 4, max(1, size - mask.shape[1] // 2)))
         y = int(rng.integers(-mask.shape[0] // 4, max(1, size - mask.shape[0] // 2)))
-        _stamp(box, mask, x, y, colour)
+        paste(box, mask, x, y, colour)
     if rng.random() < 0.7:
         side = int(letter * rng.uniform(1.5, 6.0))
         emblem = suit_mask(str(rng.choice(list("SHDC"))), (0.5, 0.5, 0.5, 0.5), side, side)
         colour = np.array(rng.choice([(200, 30, 30), (20, 20, 20), (230, 200, 60)]), np.float32)
         x, y = (int(v) for v in rng.integers(0, size, 2))
-        _stamp(box, emblem.astype(np.float32), x, y, colour)
+        paste(box, emblem.astype(np.float32), x, y, colour)
     return box
 
 
