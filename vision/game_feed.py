@@ -220,7 +220,6 @@ class GameFeed:
         back."""
         if not plays:
             return
-        lead_seat = plays[0]["seat"]
         if _doubt_a_lead_the_followers_contradict(plays):
             for play in plays[1:]:
                 added = self._count_doubt.pop((number, play["seat"]), [])
@@ -229,9 +228,9 @@ class GameFeed:
                     del play["unsure"]
             return
         count = len(plays[0]["cards"])
-        for play in plays:
+        for play in plays[1:]:
             key = (number, play["seat"])
-            if play["seat"] == lead_seat or len(play["cards"]) == count or key in self._count_doubt:
+            if len(play["cards"]) == count or key in self._count_doubt:
                 continue
             added = [c for c in dict.fromkeys(play["cards"]) if c not in play.get("unsure", ())]
             self._count_doubt[key] = added

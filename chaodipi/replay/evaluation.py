@@ -202,7 +202,6 @@ def eval_hand(
 ) -> dict[str, Any]:
     """Simulate, render, replay and score hand ``i``; returns (and stores) its result. A stored
     result is reused only when it was made with the same ``fingerprint``."""
-
     from engine.simulate import simulate_hand
     from vision.synth.render import render_hand
 

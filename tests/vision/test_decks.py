@@ -80,16 +80,3 @@ def test_a_folder_that_is_not_a_deck_is_refused_naming_what_to_fix(
 def test_an_unknown_design_name_lists_what_is_known() -> None:
     with pytest.raises(DeckError, match="procedural, byron_knoll, adrian_kennard"):
         load_deck("no_such_deck")
-
-
-def test_the_phantom_card_check_set_is_card_free_scenes_with_empty_labels(tmp_path: Path) -> None:
-    from vision.synth.negatives import KINDS, synthesize_negatives
-
-    counts = synthesize_negatives(6, tmp_path, seed=3, imgsz=96)
-    assert sum(counts.values()) == 6 and set(counts) == set(KINDS)
-    labels = sorted((tmp_path / "labels" / "test").glob("*.txt"))
-    assert len(labels) == 6 and all(p.read_text() == "" for p in labels)
-    again = tmp_path / "again"
-    synthesize_negatives(6, again, seed=3, imgsz=96)
-    first = (tmp_path / "images" / "test" / "000004.jpg").read_bytes()
-    assert (again / "images" / "test" / "000004.jpg").read_bytes() == first

@@ -141,3 +141,16 @@ def test_a_file_that_is_no_font_draws_no_index(tmp_path: Path) -> None:
     not_a_font = tmp_path / "broken.ttf"
     not_a_font.write_bytes(b"not a font")
     assert not draws_index(str(not_a_font))
+
+
+def test_the_phantom_card_check_set_is_card_free_scenes_with_empty_labels(tmp_path: Path) -> None:
+    from vision.synth.negatives import KINDS, synthesize_negatives
+
+    counts = synthesize_negatives(6, tmp_path, seed=3, imgsz=96)
+    assert sum(counts.values()) == 6 and set(counts) == set(KINDS)
+    labels = sorted((tmp_path / "labels" / "test").glob("*.txt"))
+    assert len(labels) == 6 and all(p.read_text() == "" for p in labels)
+    again = tmp_path / "again"
+    synthesize_negatives(6, again, seed=3, imgsz=96)
+    first = (tmp_path / "images" / "test" / "000004.jpg").read_bytes()
+    assert (again / "images" / "test" / "000004.jpg").read_bytes() == first

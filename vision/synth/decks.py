@@ -74,13 +74,6 @@ class DeckInfo:
         return all(j in self.faces for j in JOKERS)
 
 
-def is_deck_path(design: str) -> bool:
-    """Whether ``design`` names a deck folder by path rather than a built-in name."""
-    return design not in BUILT_IN_DECKS and (
-        "/" in design or "\\" in design or Path(design).is_dir()
-    )
-
-
 def deck_folder(design: str) -> Path:
     """The folder of a built-in deck or of a deck named by path."""
     return DECKS_DIR / design if design in BUILT_IN_DECKS else Path(design).expanduser()
@@ -121,7 +114,7 @@ def load_deck(design: str) -> DeckInfo:
     """The deck ``design`` names, checked: one-line :class:`DeckError` for anything amiss."""
     folder = deck_folder(design)
     if not folder.is_dir():
-        if design in BUILT_IN_DECKS or is_deck_path(design):
+        if design in BUILT_IN_DECKS or "/" in design or "\\" in design:  # meant as a folder
             raise DeckError(f"deck folder {folder} does not exist: give a folder of card faces")
         raise DeckError(
             f"unknown card design {design!r}: use procedural, "
