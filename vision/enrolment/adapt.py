@@ -51,6 +51,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from vision.calibration import write_bytes_atomic
 from vision.enrolment.deck_model import (
     CLASSIFIER_FILE,
     DETECTOR_FILE,
@@ -152,10 +153,8 @@ def _read_json(path: Path) -> Any:
 
 
 def _write_json(path: Path, data: Any) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    tmp.replace(path)
+    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    write_bytes_atomic(path, text.encode("utf-8"))
 
 
 def made_once(
