@@ -14,10 +14,11 @@ Bad input raises :class:`CalibrationError` (a ``ValueError``) with a one-line me
 from __future__ import annotations
 
 import os
+import shutil
 import struct
 import tempfile
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -241,6 +242,29 @@ def write_bytes_atomic(path: Path, data: bytes) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def write_folder_atomic(target: Path, fill: Callable[[Path], None]) -> None:
+    """Build a folder with ``fill(folder)`` beside ``target`` and rename it into place whole:
+    an earlier ``target`` is replaced and removed, and a build that fails leaves it as it was."""
+    prefix, beside = f".{target.name}.", target.parent
+    beside.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(".tmp", prefix, beside))
+    old: Path | None = None
+    try:
+        fill(tmp)
+        os.chmod(tmp, 0o755)  # mkdtemp's folder is private
+        if target.exists():
+            old = Path(
+                tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".old", dir=target.parent)
+            )
+            os.replace(target, old / target.name)
+        os.replace(tmp, target)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
 
 
 def marker_page(

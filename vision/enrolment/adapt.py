@@ -51,7 +51,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from vision.calibration import write_bytes_atomic
+from vision.calibration import write_bytes_atomic, write_folder_atomic
 from vision.enrolment.deck_model import (
     CLASSIFIER_FILE,
     DETECTOR_FILE,
@@ -251,20 +251,13 @@ def _write_model(deck: Path, candidate: Path, report: Mapping[str, Any]) -> Path
     """``DECK/model/`` from the candidate pair and ``report``, all at once (built beside it,
     then renamed into place; an earlier one is replaced whole)."""
     target = model_folder(deck)
-    building = deck / ".model.new"
-    old = deck / ".model.old"
-    for stale in (building, old):
-        if stale.exists():
-            shutil.rmtree(stale)
-    building.mkdir()
-    for name in (DETECTOR_FILE, CLASSIFIER_FILE):
-        shutil.copyfile(candidate / name, building / name)
-    _write_json(building / REPORT_FILE, dict(report))
-    if target.exists():
-        target.rename(old)
-    building.rename(target)
-    if old.exists():
-        shutil.rmtree(old)
+
+    def fill(folder: Path) -> None:
+        for name in (DETECTOR_FILE, CLASSIFIER_FILE):
+            shutil.copyfile(candidate / name, folder / name)
+        _write_json(folder / REPORT_FILE, dict(report))
+
+    write_folder_atomic(target, fill)
     return target
 
 

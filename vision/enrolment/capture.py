@@ -26,7 +26,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -35,7 +34,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.calibration import check_drift, top_down_view, warp_view
+from vision.calibration import check_drift, top_down_view, warp_view, write_folder_atomic
 from vision.classes import CLASS_NAMES, JOKERS
 from vision.enrolment.mat import EnrolmentError, MatLayout, Slot, half_cards, mat_layout
 from vision.table_geometry import Calibration, TableGeometry
@@ -381,28 +380,19 @@ def _deck_toml(name: str, layout: MatLayout) -> str:
 
 
 def _publish(out: Path, faces: dict[str, Path | np.ndarray], toml: str) -> None:
-    """Build the deck in a temporary folder beside ``out`` and rename it into place (faces
-    given as files, a finished ``.partial``, are copied: they stay until the rename)."""
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent))
-    old: Path | None = None
-    try:
+    """Build the deck in a folder beside ``out`` and rename it into place (faces given as
+    files, a finished ``.partial``, are copied: they stay until the rename; ``out`` itself is
+    only ever an empty folder or such a ``.partial``, checked before)."""
+
+    def fill(folder: Path) -> None:
         for card, face in faces.items():
             if isinstance(face, Path):
-                shutil.copyfile(face, tmp / f"{card}.png")
+                shutil.copyfile(face, folder / f"{card}.png")
             else:
-                _write_png(tmp / f"{card}.png", face)
-        (tmp / "deck.toml").write_text(toml, encoding="utf-8")
-        os.chmod(tmp, 0o755)  # mkdtemp's folder is private
-        if out.exists():  # only an empty folder or a finished .partial (checked before)
-            old = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".old", dir=out.parent))
-            os.replace(out, old / out.name)
-        os.replace(tmp, out)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
+                _write_png(folder / f"{card}.png", face)
+        (folder / "deck.toml").write_text(toml, encoding="utf-8")
+
+    write_folder_atomic(out, fill)
 
 
 def _stash_half(out: Path, half: int, faces: dict[str, np.ndarray]) -> Path:
