@@ -6,6 +6,8 @@ atomic) and :func:`default_config`; a commented template is ``deploy/table.examp
 
 from __future__ import annotations
 
+import ipaddress
+import itertools
 import json
 import math
 import os
@@ -17,7 +19,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from chaodipi.mqtt_link import LinkError, MqttConfig, check_name, parse_mqtt
+from chaodipi.mqtt_link import LinkError, MqttConfig, check_table_id, parse_mqtt
 from vision.table_geometry import Calibration, TableGeometry, ZoneConfig
 
 METHODS: tuple[str, ...] = ("aruco", "manual")
@@ -30,22 +32,25 @@ class ConfigError(ValueError):
 
 @dataclass(frozen=True)
 class WebConfig:
-    """The dashboard's address and the referee console's PIN (digits; empty: none set)."""
+    """The dashboard's address, the referee console's PIN (digits; empty: none set) and the
+    reverse proxies whose ``X-Forwarded-Proto`` / ``X-Forwarded-For`` are believed (IP
+    addresses or networks; a TLS proxy on the Pi itself is 127.0.0.1)."""
 
     bind: str = "127.0.0.1"
     port: int = 8080
     referee_pin: str = ""
+    trusted_proxies: tuple[str, ...] = ("127.0.0.1", "::1")
 
 
 @dataclass(frozen=True)
 class ServiceConfig:
     """The table service (``chaodipi run``): where the event log and pictures live, how many
-    MB of evidence pictures to keep, and how many web requests run at once (each live
-    spectator stream holds one)."""
+    MB of evidence pictures to keep, and how many page and API requests run at once (live
+    spectator streams hold no thread; the referee console has threads of its own)."""
 
     data_dir: str = "data"
     evidence_cap_mb: int = 500
-    web_threads: int = 128
+    web_threads: int = 32
 
 
 @dataclass(frozen=True)
@@ -172,10 +177,64 @@ def _web(path: Path, data: Mapping[str, Any]) -> WebConfig:
     pin = data.get("referee_pin", d.referee_pin)
     if not isinstance(pin, str) or not re.fullmatch(r"(\d{4,12})?", pin):
         raise _err(
-            path, "web.referee_pin", "must be 4–12 digits in quotes", 'write referee_pin = "2468"'
+            path,
+            "web.referee_pin",
+            f"must be {MIN_PIN_DIGITS}–12 digits in quotes",
+            'quote digits only the referee knows, or write "" to lock the console',
         )
     bind = _string(path, "web.bind", data.get("bind", d.bind))
-    return WebConfig(bind=bind, port=port, referee_pin=pin)
+    proxies = data.get("trusted_proxies", list(d.trusted_proxies))
+    if not isinstance(proxies, list) or not all(_proxy_ok(p) for p in proxies):
+        raise _err(
+            path,
+            "web.trusted_proxies",
+            f"must list IP addresses or networks (got {proxies!r})",
+            'write e.g. trusted_proxies = ["127.0.0.1", "10.0.0.5"]',
+        )
+    return WebConfig(bind=bind, port=port, referee_pin=pin, trusted_proxies=tuple(proxies))
+
+
+def _proxy_ok(value: Any) -> bool:
+    try:
+        ipaddress.ip_network(value, strict=False)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+MIN_PIN_DIGITS = 6
+DEMO_PINS = frozenset({"8888", "0000", "1234"})  # printed in the README: anyone knows them
+
+
+def pin_weakness(pin: str) -> str | None:
+    """Why ``pin`` is too easy to guess for a real table, or None: under
+    :data:`MIN_PIN_DIGITS` digits, a demo PIN, one digit repeated, a run up or down
+    (123456, 987654), or a short group repeated (121212, 123123)."""
+    if pin in DEMO_PINS:
+        return "is a demo PIN everyone knows"
+    if len(pin) < MIN_PIN_DIGITS:
+        return f"has fewer than {MIN_PIN_DIGITS} digits"
+    steps = {(int(b) - int(a)) % 10 for a, b in itertools.pairwise(pin)}
+    if steps == {0}:
+        return "repeats one digit"
+    if steps in ({1}, {9}):
+        return "is a run of digits"
+    if any(len(pin) % n == 0 and pin == pin[:n] * (len(pin) // n) for n in (2, 3)):
+        return "repeats a short group of digits"
+    return None
+
+
+def check_referee_pin(pin: str, path: Path | str | None) -> None:
+    """Refuse, for ``chaodipi run``, a referee PIN that is set but easy to guess (see
+    :func:`pin_weakness`): a one-line :class:`ConfigError` naming the fix. An empty PIN is
+    allowed (the console stays locked)."""
+    problem = pin_weakness(pin) if pin else None
+    if problem is not None:
+        where = f"{path}: " if path else ""
+        raise ConfigError(
+            f"{where}web.referee_pin {problem}: choose {MIN_PIN_DIGITS}–12 digits only the "
+            "referee knows (chaodipi demo has its own PIN)"
+        )
 
 
 def _service(path: Path, data: Mapping[str, Any]) -> ServiceConfig:
@@ -184,7 +243,10 @@ def _service(path: Path, data: Mapping[str, Any]) -> ServiceConfig:
     out: dict[str, Any] = {
         "data_dir": _string(path, "service.data_dir", data.get("data_dir", d.data_dir))
     }
-    for key, low, example in (("evidence_cap_mb", 1, 500), ("web_threads", 4, 128)):
+    if Path(out["data_dir"]).is_file():
+        problem = f"is the file {out['data_dir']}, not a folder"
+        raise _err(path, "service.data_dir", problem, "name a folder (a missing one is created)")
+    for key, low, example in (("evidence_cap_mb", 1, 500), ("web_threads", 4, 32)):
         v = data.get(key, getattr(d, key))
         if not isinstance(v, int) or isinstance(v, bool) or v < low:
             problem = f"must be a whole number ≥ {low} (got {v!r})"
@@ -268,7 +330,7 @@ def parse_config(data: Mapping[str, Any], path: Path) -> TableConfig:
     if "mqtt" in data:
         try:
             mqtt = parse_mqtt(path, data["mqtt"])
-            check_name("table_id", table_id)
+            check_table_id("table_id", table_id)
         except LinkError as e:
             message = str(e) if str(e).startswith(str(path)) else f"{path}: {e}"
             raise ConfigError(message) from None
@@ -406,3 +468,18 @@ def save_calibration(path: Path | str, calibration: Calibration | None) -> Table
 def with_calibration(cfg: TableConfig, calibration: Calibration | None) -> TableConfig:
     """A copy of ``cfg`` with its calibration replaced."""
     return replace(cfg, calibration=calibration)
+
+
+def port_number(text: str) -> int:
+    """An argparse type for ``--port``: 0 (any free port) or 1–65535."""
+    import argparse
+
+    try:
+        port = int(text)
+    except ValueError:
+        port = -1
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is no port: give 1–65535, or 0 for any free one"
+        )
+    return port

@@ -1,36 +1,72 @@
-"""The MQTT link between the tables and the hub: settings, topics and a connected paho client.
+"""The MQTT link between the tables and the hub: settings, topic names, signed messages and a
+connected paho client.
 
 This module owns :class:`MqttConfig` (the ``[mqtt]`` section of a table's ``table.toml`` and of
 the hub's ``hub.toml``, parsed by :func:`parse_mqtt` with one-line errors), the topic names
-(:class:`Topics`) and :func:`make_client`, which builds a paho-mqtt 2.x client with the
-configured credentials (user name and a password read from a file), TLS (a CA, optionally a
-client certificate and key), a last will and reconnection with backoff.
+(:class:`Topics`, :func:`topic_slug`), the signature of a table's messages (:func:`sign`,
+:func:`signature_problem`) and :func:`make_client`, which builds a paho-mqtt 2.x client with the
+configured credentials (user name and a password read from a file), TLS (paho's ``tls_set``:
+the venue CA, a client certificate and key), a last will and reconnection with backoff.
 
-Topics, all under ``chaodipi/<tournament>/``:
+Topics, all under ``chaodipi/<tournament>/``, where ``<slug>`` is the table's topic slug:
 
-* ``<table>/events`` — the table's events, one JSON object a message (``seq t kind actor
-  data``, the event log's row), QoS 1, published by the table's outbox.
-* ``<table>/status`` — retained: ``{"online": true, "t", "last_seq", "acked", "health"}``; the
-  last will (retained) is ``{"online": false}``.
-* ``<table>/ack`` — retained, published by the hub after each commit: ``{"seq": n, "t",
+* ``<slug>/events`` — the table's events, one JSON object a message (``seq t kind actor
+  data``, the event log's row, and ``sig`` when the table signs), QoS 1, published by the
+  table's outbox.
+* ``<slug>/status`` — retained: ``{"online": true, "t", "last_seq", "acked", "health"}`` (and
+  ``sig``); the last will (retained) is ``{"online": false}`` (signed too).
+* ``<slug>/ack`` — retained, published by the hub after each commit: ``{"seq": n, "t",
   "resend": bool}``, ``n`` the highest seq the hub holds with no gap before it; ``resend``
   asks the table to send again everything after ``n`` (the hub came back, or saw a gap).
 * ``_hub/status`` — retained: ``{"online": true|false, "t"}`` (the hub's last will is
-  offline). ``_hub`` cannot be a table id.
+  offline). No slug starts with ``_``.
+
+**Table ids and topic slugs.** A table id is any name of 1–64 characters (``七号桌``,
+``Table 7``) without control characters, ``/`` or ``\\``, or white space at either end; pages
+show it as it is. A topic level, a broker user name and a URL want plain ASCII, so each id
+maps to a *slug* (:func:`topic_slug`), stable across versions and machines:
+
+* an id of 1–64 letters, digits, ``_ . -`` starting with a letter or digit (``T01``,
+  ``table-7``) is its own slug — unless it ends like a hashed slug (below);
+* any other id becomes ``<readable>--<hash>``: ``<readable>`` its ASCII letters and digits
+  (accents dropped after NFKD; every other run of characters one ``-``; at most 40; ``t`` when
+  nothing is left) and ``<hash>`` the first 10 hex digits of the SHA-256 of the id's UTF-8 in
+  NFC: ``Table 7`` → ``Table-7--…``, ``七号桌`` → ``t--…``.
+
+Every hashed slug ends with ``--`` and 10 hex digits and no own-slug does, so two ids share a
+slug only if their hashes do; the hub refuses such a pair in hub.toml. Print a slug with
+``python3 -c 'from chaodipi.mqtt_link import topic_slug; print(topic_slug("七号桌"))'``.
+
+**Signing.** A table with ``[mqtt] hmac_key_file`` adds ``"sig"`` to every events and status
+message: the HMAC-SHA256, in hex, with the key (the file's first line, as UTF-8), of the
+canonical bytes of :func:`signed_bytes` — the JSON (keys sorted, no spaces, UTF-8, no ASCII
+escapes) of ``{"v": 1, "tournament", "table": the id in NFC, "topic": "events" or "status",
+"body": the message without "sig"}``. So a signature binds the table id, the seq and the
+event's content, and a message cannot be replayed under another table, tournament or topic.
+The hub checks it with the same key from its ``[table_keys]``.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
+import logging
 import re
 import ssl
+import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
+log = logging.getLogger("chaodipi.mqtt_link")
+
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}")
+HASHED = re.compile(r".*--[0-9a-f]{10}")
 HUB_SEGMENT = "_hub"
+TABLE_ID_MAX = 64
+MIN_KEY_CHARS = 16
 
 
 class LinkError(ValueError):
@@ -38,13 +74,38 @@ class LinkError(ValueError):
 
 
 def check_name(what: str, value: str) -> str:
-    """A tournament or table id usable as one topic level (letters, digits, ``_ . -``)."""
+    """A tournament name usable as one topic level as it is (letters, digits, ``_ . -``)."""
     if not isinstance(value, str) or not NAME.fullmatch(value) or value == HUB_SEGMENT:
         raise LinkError(
             f"{what} {value!r} cannot name an MQTT topic level: use 1–64 letters, digits, "
             "'_', '.' or '-' (starting with a letter or digit)"
         )
     return value
+
+
+def check_table_id(what: str, value: object) -> str:
+    """A table id: any name of 1–64 characters without control characters, ``/`` or ``\\``,
+    or white space at either end (its topic level is :func:`topic_slug`)."""
+    ok = isinstance(value, str) and 1 <= len(value) <= TABLE_ID_MAX and value == value.strip()
+    if ok and isinstance(value, str):
+        ok = not any(c in "/\\" or unicodedata.category(c).startswith("C") for c in value)
+    if not ok or not isinstance(value, str):
+        raise LinkError(
+            f"{what} {value!r} cannot name a table: use 1–{TABLE_ID_MAX} characters without "
+            "'/', '\\', control characters or spaces at either end (e.g. \"T07\" or \"七号桌\")"
+        )
+    return value
+
+
+def topic_slug(table_id: str) -> str:
+    """The ASCII topic level (and broker user name) of a table id (see the module docstring)."""
+    if NAME.fullmatch(table_id) and not HASHED.fullmatch(table_id):
+        return table_id
+    name = unicodedata.normalize("NFC", table_id)
+    decomposed = unicodedata.normalize("NFKD", name)
+    folded = "".join(c for c in decomposed if not unicodedata.combining(c))
+    readable = re.sub(r"[^A-Za-z0-9]+", "-", folded).strip("-")[:40].strip("-") or "t"
+    return f"{readable}--{hashlib.sha256(name.encode('utf-8')).hexdigest()[:10]}"
 
 
 @dataclass(frozen=True)
@@ -61,6 +122,7 @@ class MqttConfig:
     key_file: str = ""
     client_id: str = ""
     keepalive_s: int = 20
+    hmac_key_file: str = ""  # a table's signing key (the hub's are in its [table_keys])
 
     @property
     def tls(self) -> bool:
@@ -77,6 +139,19 @@ class MqttConfig:
                 f"cannot read the MQTT password from {self.password_file}: "
                 "write the password on its first line"
             ) from None
+
+
+def read_key(path: str | Path) -> bytes:
+    """A signing key: the first line of ``path`` (at least 16 characters), as UTF-8."""
+    fix = f"write a key of {MIN_KEY_CHARS}+ characters on its first line (openssl rand -hex 32)"
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        raise LinkError(f"cannot read the signing key {path}: {fix}") from None
+    key = lines[0].strip() if lines else ""
+    if len(key) < MIN_KEY_CHARS:
+        raise LinkError(f"the signing key {path} is too short: {fix}")
+    return key.encode("utf-8")
 
 
 def parse_mqtt(path: Path, data: Mapping[str, Any]) -> MqttConfig:
@@ -105,9 +180,14 @@ def parse_mqtt(path: Path, data: Mapping[str, Any]) -> MqttConfig:
         check_name("mqtt.tournament", out["tournament"])
     except LinkError as e:
         raise LinkError(f"{path}: {e}") from None
-    for key in ("password_file", "ca_file", "cert_file", "key_file"):
+    for key in ("password_file", "ca_file", "cert_file", "key_file", "hmac_key_file"):
         if out[key] and not Path(out[key]).is_file():
             raise LinkError(f"{path}: mqtt.{key} {out[key]} does not exist: fix the path")
+    if out["hmac_key_file"]:
+        try:
+            read_key(out["hmac_key_file"])
+        except LinkError as e:
+            raise LinkError(f"{path}: mqtt.hmac_key_file: {e}") from None
     if bool(out["cert_file"]) != bool(out["key_file"]):
         raise LinkError(f"{path}: mqtt.cert_file and mqtt.key_file go together: give both")
     if out["cert_file"] and not out["ca_file"]:
@@ -119,7 +199,7 @@ def parse_mqtt(path: Path, data: Mapping[str, Any]) -> MqttConfig:
 
 @dataclass(frozen=True)
 class Topics:
-    """The topic names of one tournament."""
+    """The topic names of one tournament; ``table`` is a table id (its slug is the level)."""
 
     tournament: str
 
@@ -128,13 +208,13 @@ class Topics:
         return f"chaodipi/{self.tournament}"
 
     def events(self, table: str) -> str:
-        return f"{self.base}/{table}/events"
+        return f"{self.base}/{topic_slug(table)}/events"
 
     def status(self, table: str) -> str:
-        return f"{self.base}/{table}/status"
+        return f"{self.base}/{topic_slug(table)}/status"
 
     def ack(self, table: str) -> str:
-        return f"{self.base}/{table}/ack"
+        return f"{self.base}/{topic_slug(table)}/ack"
 
     @property
     def hub_status(self) -> str:
@@ -149,7 +229,7 @@ class Topics:
         return f"{self.base}/+/status"
 
     def table_of(self, topic: str) -> tuple[str, str] | None:
-        """``(table, leaf)`` of a topic under this tournament, else None."""
+        """``(slug, leaf)`` of a topic under this tournament, else None."""
         parts = topic.split("/")
         if len(parts) != 4 or parts[0] != "chaodipi" or parts[1] != self.tournament:
             return None
@@ -158,6 +238,45 @@ class Topics:
 
 def dumps(obj: Mapping[str, Any]) -> bytes:
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def signed_bytes(tournament: str, table: str, topic: str, body: Mapping[str, Any]) -> bytes:
+    """The canonical bytes a table signs for one message (see the module docstring)."""
+    doc = {
+        "v": 1,
+        "tournament": tournament,
+        "table": unicodedata.normalize("NFC", table),
+        "topic": topic,
+        "body": {k: v for k, v in body.items() if k != "sig"},
+    }
+    text = json.dumps(
+        doc, ensure_ascii=False, sort_keys=True, separators=(",", ":"), allow_nan=False
+    )
+    return text.encode("utf-8")
+
+
+def sign(
+    key: bytes, tournament: str, table: str, topic: str, body: Mapping[str, Any]
+) -> dict[str, Any]:
+    """``body`` with its ``sig``: HMAC-SHA256 of :func:`signed_bytes`, in hex."""
+    mac = hmac.new(key, signed_bytes(tournament, table, topic, body), hashlib.sha256)
+    return {**body, "sig": mac.hexdigest()}
+
+
+def signature_problem(
+    key: bytes, tournament: str, table: str, topic: str, body: Mapping[str, Any]
+) -> str | None:
+    """None when ``body`` carries the right signature, else why not (``unsigned`` or
+    ``bad signature``)."""
+    sig = body.get("sig")
+    if not isinstance(sig, str) or not sig:
+        return "unsigned"
+    try:
+        expected = sign(key, tournament, table, topic, body)["sig"]
+    except (TypeError, ValueError):
+        return "bad signature"
+    same = hmac.compare_digest(expected.encode("ascii"), sig.encode("utf-8"))
+    return None if same else "bad signature"
 
 
 def make_client(
@@ -197,8 +316,20 @@ def make_client(
     client.max_inflight_messages_set(100)
     client.max_queued_messages_set(0)
 
+    refusals: set[str] = set()
+
     def connected(c: Any, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
-        if not reason.is_failure and on_connect is not None:
+        if reason.is_failure:
+            if str(reason) not in refusals:  # once per reason: paho retries every few seconds
+                refusals.add(str(reason))
+                log.warning(
+                    "the broker %s:%s refused %s: %s (check [mqtt] username and password_file)",
+                    cfg.host,
+                    cfg.port,
+                    client_id,
+                    reason,
+                )
+        elif on_connect is not None:
             on_connect()
 
     def disconnected(c: Any, userdata: Any, flags: Any, reason: Any, props: Any) -> None:

@@ -11,8 +11,9 @@ A record of a hand in progress audits too (``result`` is None).
 
 from __future__ import annotations
 
+import copy
 from collections import Counter
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -25,7 +26,7 @@ from engine.cards import (
     points,
     side_of,
 )
-from engine.order import HandOrder
+from engine.order import TRUMP, HandOrder
 from engine.profiles import RuleProfile
 from engine.record import HandRecord, Play, RecordError
 from engine.scoring import HandOutcome, kitty_multiplier, settle_hand
@@ -56,6 +57,148 @@ ReadsNeeded = tuple[int, str, Collection[str]]
 
 KITTY_READ = 0
 """The trick number an unsure read of a kitty card carries (:attr:`HandRecord.kitty_unsure`)."""
+
+
+# ----- proofs: the facts of each infraction, and their English sentence ----------------------
+
+ProofData = dict[str, Any]
+"""An infraction's proof as data: ``"kind"`` names the reasoning, the other keys are its facts
+(trick numbers, seats, cards, counts, seconds, the deciding profile knob) as plain JSON values.
+The kinds and their keys are tabled in ``engine/README.md``; pages render the sentence in their
+own language from them, :func:`proof_text` renders the English one."""
+
+PROOF_KINDS: tuple[str, ...] = (
+    "out_of_turn",
+    "mixed_lead",
+    "no_play",
+    "play_count",
+    "bury_time",
+    "play_time",
+    "not_in_hand",
+    "follow",
+    "throw",
+    "kitty_count",
+    "third_copy",
+    "copies",
+    "hand_count",
+)
+
+CLASS_NAMES_EN: dict[str, str] = {
+    "S": "spades ♠",
+    "H": "hearts ♥",
+    "D": "diamonds ♦",
+    "C": "clubs ♣",
+    "trump": "trumps",
+}
+
+
+def _cards(cards: Sequence[str]) -> str:
+    return " ".join(cards)
+
+
+def _place_text(place: Mapping[str, Any]) -> str:
+    if place["where"] == "kitty":
+        return "the kitty"
+    if place["where"] == "hand":
+        return f"{place['seat']}'s recorded hand"
+    return f"trick {place['trick']} ({place['seat']})"
+
+
+def _follow_text(d: Mapping[str, Any]) -> str:
+    cls = CLASS_NAMES_EN[d["suit"]]
+    what = {
+        "suit": f"{d['needed']} card(s) of {cls}",
+        "pair": f"{d['needed']} pair(s) of {cls}",
+        "tractor": f"a {d['needed']}-pair tractor of {cls}",
+    }[d["obligation"]]
+    if d["basis"] == "hand":
+        why = f"its recorded hand held {d['held']}"
+    else:
+        why = (
+            f"it later played {_cards(d['later_cards'])} (by trick {d['found_at']}), so it held "
+            f"them at trick {d['trick']}"
+        )
+    text = (
+        f"trick {d['trick']}: {d['lead_seat']} led {_cards(d['lead_cards'])}; {d['seat']} played "
+        f"{_cards(d['cards'])} but had to play {what}: {why}. "
+    )
+    if d["verdict"] == "hidden_cards":
+        return text + f"Proven {d['delay']} tricks later (≥ {d['hidden_after']}): 藏牌 hidden cards"
+    return text + "Proven within the round: 吃苍蝇/跟错牌 revoke"
+
+
+def _throw_text(d: Mapping[str, Any]) -> str:
+    where = (
+        "its recorded hand" if d["basis"] == "hand" else f"its plays up to trick {d['found_at']}"
+    )
+    unit = d["unit"] if d["unit"] != "tractor" else f"{d['unit_pairs']}-pair tractor"
+    return (
+        f"trick {d['trick']}: {d['seat']} threw {_cards(d['cards'])} (甩牌); {d['by']} held "
+        f"{_cards(d['beaten_by'])} ({where}), which beats the thrown {unit} "
+        f"{_cards(d['unit_cards'])} · 甩牌失败"
+    )
+
+
+def proof_text(d: Mapping[str, Any]) -> str:
+    """The English sentence of a proof (:data:`ProofData`), as the CLI and reports print it."""
+    kind = d["kind"]
+    if kind == "follow":
+        return _follow_text(d)
+    if kind == "throw":
+        return _throw_text(d)
+    n = d.get("trick")
+    if kind == "out_of_turn":
+        return (
+            f"trick {n}: {d['seat']} played {_cards(d['cards'])} before {d['upstream']}, who "
+            f"plays just before it (上家), had played ({d['leader']} to lead, order "
+            f"{'→'.join(d['order'])}) · 越序出牌"
+        )
+    if kind == "mixed_lead":
+        return (
+            f"trick {n}: {d['seat']} led {_cards(d['cards'])}, which mixes suits; a throw (甩牌) "
+            "must be of one suit or all trumps"
+        )
+    if kind == "no_play":
+        return f"trick {n}: {d['seat']} played nothing before trick {d['trick'] + 1} began · 少出牌"
+    if kind == "play_count":
+        by = "the other plays" if d["by"] == "others" else "the lead"
+        return (
+            f"trick {n}: {d['seat']} played {d['played']} card(s) where {by} had "
+            f"{d['expected']} ({d['lead_seat']} led {d['lead_count']}) · 出牌张数不符"
+        )
+    if kind == "bury_time":
+        return (
+            f"kitty: {d['seat']} took {d['took_s']:.1f} s to bury the kitty; the limit is "
+            f"{d['limit_s']:g} s · 扣底超时"
+        )
+    if kind == "play_time":
+        after = "the previous card" if d["after"] == "play" else "the kitty was buried"
+        return (
+            f"trick {n}: {d['seat']} played {_cards(d['cards'])} {d['took_s']:.1f} s after "
+            f"{after} ({d['from_s']:.1f} s → {d['at_s']:.1f} s into the hand); the limit is "
+            f"{d['limit_s']:g} s · 出牌超时"
+        )
+    if kind == "not_in_hand":
+        return (
+            f"trick {n}: {d['seat']} played {_cards(d['cards'])}, which its recorded hand no "
+            "longer held · 手牌不符"
+        )
+    if kind == "kitty_count":
+        return f"kitty: {d['count']} cards buried, the rule is {d['kitty_size']} · 扣错底牌"
+    if kind == "third_copy":
+        places = ", ".join(_place_text(p) for p in d["places"])
+        return (
+            f"trick {n}: {d['seat']} showed a third {d['card']}; two decks hold two ({places}) "
+            "· 牌张重复"
+        )
+    if kind == "copies":
+        places = ", ".join(_place_text(p) for p in d["places"])
+        return f"{d['copies']} copies of {d['card']} in {places}; two decks hold two"
+    if kind == "hand_count":
+        return (
+            f"end of hand: {d['seat']} played {d['played']} cards but held {d['held']} · 多牌/少牌"
+        )
+    raise ValueError(f"unknown proof kind {kind!r}")
 
 
 @dataclass(frozen=True)
@@ -90,6 +233,9 @@ class Infraction:
     found_at: int | None = None  # trick whose play proved it (None: seen as it happened)
     unsure_reads: tuple[UnsureRead, ...] = ()
     """The unsure cards its proof rests on; with any, it is for the referee to check."""
+    proof_data: ProofData = field(default_factory=dict, compare=False)
+    """The proof's facts (:data:`ProofData`); ``proof`` is their English sentence (with, when
+    it is to check, the unsure reads it rests on)."""
 
     @property
     def to_check(self) -> bool:
@@ -104,6 +250,7 @@ class Infraction:
             "cards": list(self.cards),
             "penalty": self.penalty,
             "proof": self.proof,
+            "proof_data": copy.deepcopy(self.proof_data),
             "found_at": self.found_at,
             "unsure_reads": [r.to_json() for r in self.unsure_reads],
         }
@@ -160,6 +307,7 @@ class AuditReport:
                 "next_declarer": r.next_declarer,
                 "game_winner": r.game_winner,
                 "explanation": list(r.explanation),
+                "steps": copy.deepcopy(list(r.steps)),
             }
         return {
             "rules": self.profile.name,
@@ -212,6 +360,14 @@ def led_the_trick(profile: RuleProfile, leader: str, plays: Sequence[Play]) -> P
     return plays[0]
 
 
+def hand_start(record: HandRecord) -> float:
+    """The first time the record gives (the kitty taken or buried, or the first timed play):
+    the origin of the seconds a proof names (record times may be on any clock)."""
+    times = [t for t in (record.kitty_taken_t, record.kitty_buried_t) if t is not None]
+    times += [play.t for plays in record.tricks for play in plays if play.t is not None]
+    return min(times, default=0.0)
+
+
 class _Auditor:
     def __init__(self, record: HandRecord) -> None:
         self.record = record
@@ -226,6 +382,8 @@ class _Auditor:
         # plays[t][seat] for complete or partial tricks, t 0-based
         self.by_seat: list[dict[str, tuple[str, ...]]] = []
         self.lead_seats: list[str] = []  # per trick, the seat whose cards the others followed
+        self.t0 = hand_start(record)  # proofs give seconds into the hand, not the record's clock
+        self.timed_play_seen = False  # before the first timed play the clock runs from the burial
 
     # ----- helpers -------------------------------------------------------------------------
     def flag(
@@ -235,17 +393,18 @@ class _Auditor:
         trick: int | None,
         cards: Sequence[str],
         penalty: int,
-        proof: str,
+        proof: ProofData,
         found_at: int | None = None,
         rests_on: Sequence[ReadsNeeded] = (),
     ) -> None:
-        """Record an infraction; ``rests_on`` lists the card reads its proof needs, as
-        (trick, seat, cards of that seat's play there)."""
+        """Record an infraction with its proof's facts; ``rests_on`` lists the card reads the
+        proof needs, as (trick, seat, cards of that seat's play there)."""
         unsure = self.unsure_among(rests_on)
+        text = proof_text(proof)
         if unsure:
-            proof += " · 识别存疑，请核对: rests on " + ", ".join(r.describe() for r in unsure)
+            text += " · 识别存疑，请核对: rests on " + ", ".join(r.describe() for r in unsure)
         self.infractions.append(
-            Infraction(kind, seat, trick, tuple(cards), penalty, proof, found_at, unsure)
+            Infraction(kind, seat, trick, tuple(cards), penalty, text, found_at, unsure, proof)
         )
 
     def unsure_among(self, rests_on: Sequence[ReadsNeeded]) -> tuple[UnsureRead, ...]:
@@ -277,9 +436,6 @@ class _Auditor:
             return []
         return [(number, pl.seat, pl.cards) for pl in self.record.tricks[number - 1]]
 
-    def cls_name(self, cls: str | None) -> str:
-        return "mixed suits" if cls is None else self.order.describe_class(cls)
-
     # ----- pass 1: order, time, counts, winners --------------------------------------------
     def walk_tricks(self) -> None:
         p = self.profile
@@ -302,9 +458,15 @@ class _Auditor:
                         number,
                         play.cards,
                         p.penalty_out_of_turn_per_card * len(play.cards),
-                        f"trick {number}: {play.seat} played {' '.join(play.cards)} before "
-                        f"{upstream}, who plays just before it (上家), had played ({leader} to "
-                        f"lead, order {'→'.join(p.seats_in_play_order(leader))}) · 越序出牌",
+                        {
+                            "kind": "out_of_turn",
+                            "trick": number,
+                            "seat": play.seat,
+                            "cards": list(play.cards),
+                            "upstream": upstream,
+                            "leader": leader,
+                            "order": list(p.seats_in_play_order(leader)),
+                        },
                         rests_on=self.who_won(number - 1),
                     )
                 seen.add(play.seat)
@@ -328,8 +490,12 @@ class _Auditor:
                     number,
                     lead_play.cards,
                     p.throw_fail_penalty_per_card * lead.size,
-                    f"trick {number}: {lead_play.seat} led {' '.join(lead.cards)}, which mixes "
-                    "suits; a throw (甩牌) must be of one suit or all trumps",
+                    {
+                        "kind": "mixed_lead",
+                        "trick": number,
+                        "seat": lead_play.seat,
+                        "cards": list(lead.cards),
+                    },
                     rests_on=[(number, lead_play.seat, lead_play.cards)],
                 )
             self.check_counts(number, lead_play, lead.size, ordered)
@@ -345,8 +511,7 @@ class _Auditor:
                             number,
                             (),
                             self.hand_count_penalty(lead.size),
-                            f"trick {number}: {seat} played nothing before trick {number + 1} "
-                            "began · 少出牌",
+                            {"kind": "no_play", "trick": number, "seat": seat},
                             rests_on=[(number, seat, ())],
                         )
             winner = None
@@ -372,7 +537,7 @@ class _Auditor:
         the trick's."""
         sizes = Counter(len(pl.cards) for pl in ordered)
         common, agreeing = sizes.most_common(1)[0]
-        size, by = (common, "the other plays") if agreeing >= 3 else (lead_size, "the lead")
+        size, by = (common, "others") if agreeing >= 3 else (lead_size, "lead")
         for pl in ordered:
             if len(pl.cards) == size or pl.seat in self.count_flagged:
                 continue
@@ -383,8 +548,16 @@ class _Auditor:
                 number,
                 pl.cards,
                 self.hand_count_penalty(abs(len(pl.cards) - size)),
-                f"trick {number}: {pl.seat} played {len(pl.cards)} card(s) where {by} had "
-                f"{size} ({lead_play.seat} led {lead_size}) · 出牌张数不符",
+                {
+                    "kind": "play_count",
+                    "trick": number,
+                    "seat": pl.seat,
+                    "played": len(pl.cards),
+                    "expected": size,
+                    "by": by,
+                    "lead_seat": lead_play.seat,
+                    "lead_count": lead_size,
+                },
                 rests_on=[(number, pl.seat, pl.cards)],  # a fan read unsurely: count in doubt
             )
 
@@ -404,14 +577,20 @@ class _Auditor:
                 None,
                 (),
                 self.overtime_penalty(r.declarer),
-                f"kitty: {r.declarer} took {took:.1f} s to bury the kitty; the limit is "
-                f"{p.bury_time_limit_s:g} s · 扣底超时",
+                {
+                    "kind": "bury_time",
+                    "seat": r.declarer,
+                    "took_s": round(took, 1),
+                    "limit_s": p.bury_time_limit_s,
+                    "knob": "bury_time_limit_s",
+                },
             )
 
     def check_play_time(self, number: int, play: Play, prev_t: float | None) -> float | None:
         limit = self.profile.play_time_limit_s
         if play.t is None:
             return prev_t
+        after_play, self.timed_play_seen = self.timed_play_seen, True
         if limit is not None and prev_t is not None and play.t - prev_t > limit:
             self.flag(
                 "overtime",
@@ -419,9 +598,18 @@ class _Auditor:
                 number,
                 play.cards,
                 self.overtime_penalty(play.seat),
-                f"trick {number}: {play.seat} played {' '.join(play.cards)} "
-                f"{play.t - prev_t:.1f} s after the previous card (t={prev_t:g} → {play.t:g}); "
-                f"the limit is {limit:g} s · 出牌超时",
+                {
+                    "kind": "play_time",
+                    "trick": number,
+                    "seat": play.seat,
+                    "cards": list(play.cards),
+                    "took_s": round(play.t - prev_t, 1),
+                    "limit_s": limit,
+                    "after": "play" if after_play else "burial",
+                    "from_s": round(prev_t - self.t0, 1),
+                    "at_s": round(play.t - self.t0, 1),
+                    "knob": "play_time_limit_s",
+                },
             )
         return play.t
 
@@ -450,8 +638,12 @@ class _Auditor:
                             t + 1,
                             tuple(missing.elements()),
                             self.hand_count_penalty(sum(missing.values())),
-                            f"trick {t + 1}: {seat} played {' '.join(missing.elements())}, "
-                            "which its recorded hand no longer held · 手牌不符",
+                            {
+                                "kind": "not_in_hand",
+                                "trick": t + 1,
+                                "seat": seat,
+                                "cards": list(missing.elements()),
+                            },
                             rests_on=[(t + 1, seat, tuple(missing))],
                         )
                     running[seat] = running[seat] - Counter(cards)
@@ -504,33 +696,28 @@ class _Auditor:
                     break
         delay = found - number
         hidden = delay >= p.hidden_card_after_tricks
-        what = {
-            "suit": f"{v.needed} card(s) of {self.cls_name(trick.lead.cls)}",
-            "pair": f"{v.needed} pair(s) of {self.cls_name(trick.lead.cls)}",
-            "tractor": f"a {v.needed}-pair tractor of {self.cls_name(trick.lead.cls)}",
-        }[v.obligation]
-        if self.record.hands is not None:
-            why = f"its recorded hand held {v.held}"
-        else:
-            why = (
-                f"it later played {' '.join(proving)} (by trick {found}), so it held them "
-                f"at trick {number}"
-            )
-        proof = (
-            f"trick {number}: {lead_seat} led {' '.join(trick.lead.cards)}; {seat} played "
-            f"{' '.join(cards)} but had to play {what}: {why}. "
-        )
-        if hidden:
-            proof += (
-                f"Proven {delay} tricks later (≥ {p.hidden_card_after_tricks}): 藏牌 hidden cards"
-            )
-            self.flag(
-                "hidden_cards", seat, number, cards, p.penalty_hidden_card, proof, found, rests_on
-            )
-        else:
-            proof += "Proven within the round: 吃苍蝇/跟错牌 revoke"
-            penalty = p.penalty_revoke_per_card * v.wrong_cards
-            self.flag("revoke", seat, number, cards, penalty, proof, found, rests_on)
+        kind = "hidden_cards" if hidden else "revoke"
+        proof: ProofData = {
+            "kind": "follow",
+            "trick": number,
+            "lead_seat": lead_seat,
+            "lead_cards": list(trick.lead.cards),
+            "seat": seat,
+            "cards": list(cards),
+            "obligation": v.obligation,
+            "needed": v.needed,
+            "suit": "trump" if trick.lead.cls == TRUMP else trick.lead.cls,
+            "basis": "hand" if self.record.hands is not None else "later",
+            "held": v.held if self.record.hands is not None else None,
+            "later_cards": proving,
+            "found_at": found,
+            "delay": delay,
+            "hidden_after": p.hidden_card_after_tricks,
+            "knob": "hidden_card_after_tricks",
+            "verdict": kind,
+        }
+        penalty = p.penalty_hidden_card if hidden else p.penalty_revoke_per_card * v.wrong_cards
+        self.flag(kind, seat, number, cards, penalty, proof, found, rests_on)
 
     def check_throw(self, t: int, held: dict[str, Counter[str]]) -> None:
         p = self.profile
@@ -561,7 +748,6 @@ class _Auditor:
             wrong = n - min(failing, key=lambda u: (u.pairs, u.top)).size
         else:
             wrong = n
-        where = "its recorded hand"
         found = number
         rests_on: list[ReadsNeeded] = [(number, thrower, trick.lead.cards)]
         if self.record.hands is None:
@@ -573,12 +759,21 @@ class _Auditor:
                 if not need:
                     found = later + 1
                     break
-            where = f"its plays up to trick {found}"
-        proof = (
-            f"trick {number}: {thrower} threw {' '.join(trick.lead.cards)} (甩牌); {seat} held "
-            f"{' '.join(beaten_by)} ({where}), which beats the thrown {unit.kind()} "
-            f"{' '.join(unit.cards)} · 甩牌失败"
-        )
+        proof: ProofData = {
+            "kind": "throw",
+            "trick": number,
+            "seat": thrower,
+            "cards": list(trick.lead.cards),
+            "by": seat,
+            "beaten_by": list(beaten_by),
+            "unit": "single" if unit.pairs == 0 else "pair" if unit.pairs == 1 else "tractor",
+            "unit_pairs": unit.pairs,
+            "unit_cards": list(unit.cards),
+            "basis": "hand" if self.record.hands is not None else "plays",
+            "found_at": found,
+            "knob": "throw_partner_can_defeat",
+            "partner_counts": p.throw_partner_can_defeat,
+        }
         penalty = p.throw_fail_penalty_per_card * wrong
         self.flag(
             "failed_throw", thrower, number, trick.lead.cards, penalty, proof, found, rests_on
@@ -594,14 +789,19 @@ class _Auditor:
                 None,
                 r.kitty,
                 p.wrong_kitty_penalty,
-                f"kitty: {len(r.kitty)} cards buried, the rule is {p.kitty_size} · 扣错底牌",
+                {
+                    "kind": "kitty_count",
+                    "count": len(r.kitty),
+                    "kitty_size": p.kitty_size,
+                    "knob": "kitty_size",
+                },
             )
         seen: Counter[str] = Counter()
-        where: dict[str, list[str]] = {}
+        where: dict[str, list[dict[str, Any]]] = {}
         shown_in: dict[str, list[ReadsNeeded]] = {}
-        base: list[tuple[str, str]] = [(c, "the kitty") for c in (r.kitty or ())]
+        base: list[tuple[str, dict[str, Any]]] = [(c, {"where": "kitty"}) for c in (r.kitty or ())]
         if r.hands is not None:
-            base += [(c, f"{s}'s recorded hand") for s in SEATS for c in r.hands[s]]
+            base += [(c, {"where": "hand", "seat": s}) for s in SEATS for c in r.hands[s]]
         for card, place in base:
             seen[card] += 1
             where.setdefault(card, []).append(place)
@@ -613,7 +813,9 @@ class _Auditor:
                     if r.hands is not None:
                         continue  # hands already count every card a seat can play
                     seen[card] += 1
-                    where.setdefault(card, []).append(f"trick {number} ({play.seat})")
+                    where.setdefault(card, []).append(
+                        {"where": "trick", "trick": number, "seat": play.seat}
+                    )
                     shown_in.setdefault(card, []).append((number, play.seat, (card,)))
                     if seen[card] == COPIES + 1:
                         self.flag(
@@ -622,8 +824,13 @@ class _Auditor:
                             number,
                             (card,),
                             0,
-                            f"trick {number}: {play.seat} showed a third {card}; two decks hold "
-                            f"two ({', '.join(where[card])}) · 牌张重复",
+                            {
+                                "kind": "third_copy",
+                                "trick": number,
+                                "seat": play.seat,
+                                "card": card,
+                                "places": list(where[card]),
+                            },
                             rests_on=shown_in[card],
                         )
         if r.hands is not None:
@@ -635,7 +842,7 @@ class _Auditor:
                         None,
                         (card,),
                         0,
-                        f"{n} copies of {card} in {', '.join(where[card])}; two decks hold two",
+                        {"kind": "copies", "card": card, "copies": n, "places": where[card]},
                     )
 
     def check_hand_sizes(self) -> None:
@@ -654,7 +861,7 @@ class _Auditor:
                     len(self.tricks) or None,
                     (),
                     self.hand_count_penalty(abs(played - expected)),
-                    f"end of hand: {seat} played {played} cards but held {expected} · 多牌/少牌",
+                    {"kind": "hand_count", "seat": seat, "played": played, "held": expected},
                     rests_on=[(n, seat, ()) for n in r.unread if seat in r.unread[n]],
                 )
 

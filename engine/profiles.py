@@ -6,15 +6,21 @@ A profile is an immutable :class:`RuleProfile`; :func:`get_profile` returns one 
 from a hand record's ``rule_overrides`` or a TOML file). Each knob's meaning is in
 :data:`KNOB_DOCS`; where a profile's value comes from a regulation, :data:`PROFILE_SOURCES` holds
 the quote and its place (file and line). Ambiguities of VARIANTS.md §11 are explicit knobs whose
-chosen reading is written next to them.
+chosen reading is written next to them. What an override may set each knob to is
+:data:`KNOB_RULES` (its kind from the field's type, a numeric knob's range written beside the
+field); :func:`check_overrides` refuses anything else in one line naming the knob.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import typing
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
+
+from engine import checks
+from engine.cards import RANKS
 
 Direction = Literal["clockwise", "counterclockwise"]
 OvertimePenalty = Literal["flag", "escalating"]
@@ -29,6 +35,15 @@ class ProfileError(ValueError):
     """A rule profile name or override that does not exist or has the wrong type."""
 
 
+_T = TypeVar("_T")
+
+
+def _ranged(default: _T, low: int, high: int, *, values: tuple[int, ...] = ()) -> _T:
+    """A numeric knob's default and the range an override must keep to (``values``: the
+    only ones allowed)."""
+    return field(default=default, metadata={"low": low, "high": high, "values": values})
+
+
 @dataclass(frozen=True)
 class RuleProfile:
     """All knobs of one regulation. Defaults are the common 80分 practice (XX-like)."""
@@ -37,10 +52,10 @@ class RuleProfile:
     title: str = ""
     # §1 table, direction, time
     direction: Direction = "clockwise"
-    play_time_limit_s: float | None = 15.0
-    bury_time_limit_s: float | None = 60.0
+    play_time_limit_s: float | None = _ranged(15.0, 1, 3600)
+    bury_time_limit_s: float | None = _ranged(60.0, 1, 3600)
     overtime_penalty: OvertimePenalty = "flag"
-    overtime_penalty_step: int = 10
+    overtime_penalty_step: int = _ranged(10, 0, 200)
     # §5 tractors
     tractor_hollow: bool = True
     tractor_jokers: bool = True
@@ -54,23 +69,23 @@ class RuleProfile:
     # §7 throws
     throw_partner_can_defeat: bool = True
     throw_fail_penalty: ThrowFailPenalty = "all_cards"
-    throw_fail_penalty_per_card: int = 10
+    throw_fail_penalty_per_card: int = _ranged(10, 0, 200)
     # §8 kitty
-    kitty_size: int = 8
-    wrong_kitty_penalty: int = 80
-    kitty_mult_single: int = 2
-    kitty_mult_pair: int = 4
+    kitty_size: int = _ranged(8, 4, 12)
+    wrong_kitty_penalty: int = _ranged(80, 0, 200)
+    kitty_mult_single: int = _ranged(2, 1, 16)
+    kitty_mult_pair: int = _ranged(4, 1, 32)
     kitty_mult_tractor: KittyTractorSchedule = "linear"
     kitty_mult_throw: KittyThrowMultiplier = "card_count"
     multiple_pairs_count_as_pair: bool = True
     # §9 scoring and levels
-    turnover_points: int = 80
-    points_per_level: int = 10
+    turnover_points: int = _ranged(80, 5, 200)
+    points_per_level: int = _ranged(10, 5, 200)
     shutout_rule: ShutoutRule = "formula"
-    shutout_levels: int = 9
+    shutout_levels: int = _ranged(9, 1, 13)
     shutout_first_hand_wins: bool = False
     first_hand_turnover_with_kitty_wins: bool = False
-    big_win_points: int | None = None
+    big_win_points: int | None = _ranged(None, 5, 1000)
     jump_wins_at_levels: tuple[str, ...] = ()
     penalty_floor: PenaltyFloor = "zero"
     must_play_levels: tuple[str, ...] = ("J", "A")
@@ -80,17 +95,17 @@ class RuleProfile:
     kitty_drop_back_throw_exempt: bool = True
     defender_win_demotes_declarer: bool = False
     # §10 penalties
-    penalty_out_of_turn_per_card: int = 10
-    penalty_revoke_per_card: int = 10
+    penalty_out_of_turn_per_card: int = _ranged(10, 0, 200)
+    penalty_revoke_per_card: int = _ranged(10, 0, 200)
     revoke_cannot_win: bool = False
-    penalty_hidden_card: int = 80
-    hidden_card_after_tricks: int = 2
-    penalty_hand_count: int = 80
+    penalty_hidden_card: int = _ranged(80, 0, 200)
+    hidden_card_after_tricks: int = _ranged(2, 1, 25)
+    penalty_hand_count: int = _ranged(80, 0, 200)
     penalty_hand_count_per_card: bool = False
     # match format
-    match_hand_limit: int | None = None
-    match_time_limit_min: int | None = 60
-    match_best_of: int = 1
+    match_hand_limit: int | None = _ranged(None, 1, 100)
+    match_time_limit_min: int | None = _ranged(60, 1, 600)
+    match_best_of: int = _ranged(1, 1, 9, values=(1, 3, 5, 7, 9))
     notes: tuple[str, ...] = field(default_factory=tuple)
 
     def seats_in_play_order(self, first: str) -> tuple[str, str, str, str]:
@@ -403,42 +418,126 @@ PROFILE_NAMES: tuple[str, ...] = ("A", "NT", "XX", "AH", "B", "HF", "LY")
 _FIELDS = {f.name: f for f in dataclasses.fields(RuleProfile)}
 
 
-def _coerce(name: str, value: Any, current: Any) -> Any:
-    """Check an override's type against the knob's current value; lists become tuples."""
-    if isinstance(current, tuple) and isinstance(value, list):
-        return tuple(str(v) for v in value)
-    if isinstance(current, bool) or isinstance(value, bool):
-        if not isinstance(value, bool) or not isinstance(current, bool):
-            raise ProfileError(f"rule override {name!r} must be true or false, not {value!r}")
-        return value
-    if (
-        isinstance(current, (int, float))
-        and not isinstance(value, (int, float))
-        and value is not None
-    ):
-        raise ProfileError(f"rule override {name!r} must be a number, not {value!r}")
-    if isinstance(current, str) and not isinstance(value, str):
-        raise ProfileError(f"rule override {name!r} must be a string, not {value!r}")
-    return value
+@dataclass(frozen=True)
+class KnobRule:
+    """What an override of one knob may be: its kind (``bool``, ``int``, ``float``, ``choice``
+    or ``levels``, a list of distinct ranks), its range or choices, and whether null (no limit)
+    is allowed."""
+
+    kind: Literal["bool", "int", "float", "choice", "levels"]
+    null: bool = False
+    low: int = 0
+    high: int = 0
+    values: tuple[int, ...] = ()
+    choices: tuple[str, ...] = ()
+
+    def check(self, value: Any, where: str) -> Any:
+        """``value`` as the profile holds it (lists become tuples, integers of a float knob
+        floats), or :class:`ProfileError` naming ``where``, what is allowed and ``value``."""
+        e = ProfileError
+        if self.kind == "bool":
+            return checks.boolean(value, where, e)
+        if self.kind == "int":
+            return checks.integer(
+                value, where, e, self.low, self.high, values=self.values, null=self.null
+            )
+        if self.kind == "float":
+            return checks.number(value, where, e, self.low, self.high, null=self.null)
+        if self.kind == "choice":
+            return checks.choice(value, where, e, self.choices)
+        return checks.strings(value, where, e, RANKS, what="ranks 2–10, J, Q, K, A")
+
+    def json_schema(self) -> dict[str, Any]:
+        """The same rule as JSON Schema (``rule_overrides`` in
+        ``engine/schema/hand-record.schema.json``)."""
+        schema: dict[str, Any]
+        if self.kind == "bool":
+            schema = {"type": "boolean"}
+        elif self.kind == "choice":
+            schema = {"type": "string", "enum": list(self.choices)}
+        elif self.kind == "levels":
+            schema = {"type": "array", "items": {"$ref": "#/$defs/rank"}, "uniqueItems": True}
+        elif self.values:
+            schema = {"type": "integer", "enum": list(self.values)}
+        else:
+            kind = "integer" if self.kind == "int" else "number"
+            schema = {"type": kind, "minimum": self.low, "maximum": self.high}
+        if self.null:
+            schema["type"] = [schema["type"], "null"]
+            if "enum" in schema:
+                schema["enum"].append(None)
+        return schema
+
+    def describe(self) -> str:
+        """The allowed values in words (``engine/PROFILES.md``)."""
+        if self.kind == "bool":
+            text = "true or false"
+        elif self.kind == "choice":
+            text = "one of " + ", ".join(f"`{c}`" for c in self.choices)
+        elif self.kind == "levels":
+            text = "a list of distinct ranks 2–10, J, Q, K, A (may be empty)"
+        elif self.values:
+            text = "one of " + ", ".join(map(str, self.values))
+        else:
+            kind = "an integer" if self.kind == "int" else "a number"
+            text = f"{kind} from {self.low} to {self.high}"
+        return text + (", or null" if self.null else "")
 
 
-def get_profile(name: str, overrides: Mapping[str, Any] | None = None) -> RuleProfile:
-    """The profile called ``name`` with ``overrides`` applied; a clear error for bad input."""
-    base = _PROFILES.get(name)
+def _rule_of(knob: str, hint: Any) -> KnobRule:
+    args = typing.get_args(hint)
+    null = type(None) in args
+    if null:
+        (hint,) = (a for a in args if a is not type(None))
+    if typing.get_origin(hint) is Literal:
+        return KnobRule("choice", choices=typing.get_args(hint))
+    if hint is bool:
+        return KnobRule("bool")
+    if typing.get_origin(hint) is tuple:  # the tuple knobs are lists of levels (ranks)
+        return KnobRule("levels")
+    meta = _FIELDS[knob].metadata
+    kind: Literal["int", "float"] = "int" if hint is int else "float"
+    return KnobRule(kind, null, meta["low"], meta["high"], meta["values"])
+
+
+_HINTS = typing.get_type_hints(RuleProfile)
+KNOB_RULES: dict[str, KnobRule] = {k: _rule_of(k, _HINTS[k]) for k in KNOB_DOCS}
+"""Each knob's allowed values; a numeric knob's range is written beside its field above."""
+
+
+def check_overrides(overrides: Any, where: str = "rules") -> dict[str, Any]:
+    """Knob overrides checked one by one (type, range, allowed values), as the profile holds
+    them; the first bad one raises a one-line :class:`ProfileError` naming ``where.knob``."""
+    if not isinstance(overrides, Mapping):
+        raise ProfileError(
+            f"{where}: must be an object of knob: value, got {checks.shown(overrides)}"
+        )
+    checked: dict[str, Any] = {}
+    for knob, value in overrides.items():
+        rule = KNOB_RULES.get(knob) if isinstance(knob, str) else None
+        if rule is None:
+            raise ProfileError(
+                f"{where}: unknown rule knob {checks.shown(knob)}: "
+                "`chaodipi profiles XX` lists the knobs"
+            )
+        checked[knob] = rule.check(value, f"{where}.{knob}")
+    return checked
+
+
+def get_profile(
+    name: str, overrides: Mapping[str, Any] | None = None, where: str = "rules"
+) -> RuleProfile:
+    """The profile called ``name`` with ``overrides`` applied; a clear error for bad input
+    (``where`` names the overrides in it, e.g. a record's ``rule_overrides``)."""
+    base = _PROFILES.get(name) if isinstance(name, str) else None
     if base is None:
         raise ProfileError(
-            f"unknown rule profile {name!r}: choose one of {', '.join(PROFILE_NAMES)}"
+            f"unknown rule profile {checks.shown(name)}: choose one of {', '.join(PROFILE_NAMES)}"
         )
-    if not overrides:
+    if overrides is None:
         return base
-    changes: dict[str, Any] = {}
-    for knob, value in overrides.items():
-        if knob not in KNOB_DOCS or knob in ("name",):
-            raise ProfileError(
-                f"unknown rule knob {knob!r} in overrides: see engine/profiles.py KNOB_DOCS"
-            )
-        changes[knob] = _coerce(knob, value, getattr(base, knob))
-    return dataclasses.replace(base, **changes)
+    changes = check_overrides(overrides, where)
+    return dataclasses.replace(base, **changes) if changes else base
 
 
 def knob_names() -> tuple[str, ...]:
@@ -455,7 +554,9 @@ def profiles_markdown() -> str:
         "Generated by `chaodipi profiles --markdown` from `engine/profiles.py`; do not edit.",
         "Each knob: what it means, then each profile's value with the quote it comes from",
         "(regulation file and line in `shared/rules/`; `—` = the regulation is silent and the",
-        "default is the common practice).",
+        "default is the common practice). An override (a record's `rule_overrides`, a",
+        "`[rules]` table) is refused unless it is of the knob's type and range: booleans are",
+        "`true`/`false`, integers are not floats or strings, levels are a list.",
         "",
         "| profile | title |",
         "|---|---|",
@@ -466,6 +567,8 @@ def profiles_markdown() -> str:
         lines.append(f"## `{knob}`")
         lines.append("")
         lines.append(KNOB_DOCS[knob])
+        lines.append("")
+        lines.append(f"Override: {KNOB_RULES[knob].describe()}.")
         lines.append("")
         lines.append("| profile | value | source |")
         lines.append("|---|---|---|")

@@ -3,8 +3,11 @@
 A record lists the plays in the order they touched the table, trick by trick, with optional
 times in seconds; the kitty is optional until it is shown, and a record of a hand in progress is
 valid. The JSON Schema is ``engine/schema/hand-record.schema.json``; this module turns parsed
-JSON into a :class:`HandRecord` or raises :class:`RecordError` with one line naming the problem
-and the fix. New fields are only ever added as optional ones (backward compatible).
+JSON into a :class:`HandRecord` or raises :class:`RecordError` with one line naming the field,
+what is allowed and what was given: every field is checked by type, range and allowed values
+(:mod:`engine.checks`), the rule overrides by their knobs' rules. :func:`parse_record_text`
+parses a record's text with bounded nesting and numbers. New fields are only ever added as
+optional ones (backward compatible).
 """
 
 from __future__ import annotations
@@ -13,8 +16,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine import checks
 from engine.cards import RANKS, SEATS, SIDES, SUITS, CardError, parse
-from engine.profiles import PROFILE_NAMES, ProfileError, RuleProfile, get_profile
+from engine.checks import MAX_MAGNITUDE
+from engine.profiles import PROFILE_NAMES, ProfileError, RuleProfile, check_overrides, get_profile
 
 FORMAT = "chaodipi-hand/1"
 
@@ -74,25 +79,45 @@ class HandRecord:
         return self.levels[side]
 
 
+MAX_CARDS = 108
+"""Most cards a list of a record may hold (both decks)."""
+MAX_TRICKS = 108
+"""Most tricks a record may hold (every card its own trick)."""
+MAX_PLAYS = 8
+"""Most plays one trick may hold (four seats, each at most twice when a seat played again)."""
+PLAY_KEYS: tuple[str, ...] = ("seat", "cards", "t", "unsure", "maybe")
+"""The keys a play may have (a misspelt one is refused rather than ignored)."""
+_RANK_WORDS = "ranks 2–10, J, Q, K, A"
+
+
+def parse_record_text(text: str, source: str) -> Any:
+    """The JSON of a record's text (from ``source``, a file name or "stdin"), bounded as
+    :func:`engine.checks.parse_json` says; :class:`RecordError` for text that is not such JSON.
+    Validate the result with :func:`load_record`."""
+    return checks.parse_json(text, source, RecordError)
+
+
 def _cards(value: Any, where: str) -> tuple[str, ...]:
     if not isinstance(value, list):
-        raise RecordError(f'{where} must be a list of cards like ["10H", "QS", "BJ"]')
+        raise RecordError(
+            f'{where}: must be a list of cards like ["10H", "QS", "BJ"], got {checks.shown(value)}'
+        )
+    if len(value) > MAX_CARDS:
+        raise RecordError(f"{where}: holds {len(value)} cards, more than the {MAX_CARDS} of a deal")
     for c in value:
         if not isinstance(c, str):
-            raise RecordError(f'{where} holds {c!r}: cards are strings like "10H" or "BJ"')
+            raise RecordError(
+                f'{where} holds {checks.shown(c)}: cards are strings like "10H" or "BJ"'
+            )
         try:
             parse(c)
         except CardError as e:
-            raise RecordError(f"{where}: {e}") from None
+            raise RecordError(f"{where}: {str(e)[:120]}") from None
     return tuple(value)
 
 
 def _time(value: Any, where: str) -> float | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise RecordError(f"{where} must be a number of seconds, not {value!r}")
-    return float(value)
+    return checks.number(value, where, RecordError, 0, MAX_MAGNITUDE, null=True, unit="seconds")
 
 
 def _unsure(
@@ -116,11 +141,11 @@ def _maybe(value: Any, unsure: tuple[str, ...], where: str) -> tuple[tuple[str, 
     if not isinstance(value, Mapping):
         raise RecordError(f'{where} maybe must map unsure cards to other cards: {{"QC": "10C"}}')
     _cards(list(value.values()), f"{where} maybe")
-    strange = [c for c in value if c not in unsure]
+    strange = [checks.shown(c).strip('"') for c in value if c not in unsure]
     if strange:
         raise RecordError(
-            f"{where} maybe names {' '.join(map(str, strange))}, not an unsure card of the "
-            "play: list it under unsure too"
+            f"{where} maybe names {' '.join(strange)}, not an unsure card of the play: "
+            "list it under unsure too"
         )
     same = [c for c, other in value.items() if c == other]
     if same:
@@ -129,100 +154,145 @@ def _maybe(value: Any, unsure: tuple[str, ...], where: str) -> tuple[tuple[str, 
 
 
 def _unread(value: Any, plays: list[Play], number: int) -> tuple[str, ...]:
-    if not isinstance(value, list) or any(s not in SEATS for s in value):
-        raise RecordError(f'trick {number} unread must be a list of seats like ["N"]')
-    played = [s for s in value if any(p.seat == s for p in plays)]
+    where = f"trick {number} unread"
+    seats = checks.strings(value, where, RecordError, SEATS, what='seats like ["N"]')
+    played = [s for s in seats if any(p.seat == s for p in plays)]
     if played:
         raise RecordError(
-            f"trick {number} unread names {' '.join(played)}, which played there: list only "
+            f"{where} names {' '.join(played)}, which played there: list only "
             "seats with no play in the trick"
         )
-    return tuple(str(s) for s in value)
+    return seats
+
+
+def _play(play: Any, where: str) -> Play:
+    if not isinstance(play, Mapping):
+        raise RecordError(
+            f'{where}: must be {{"seat": "S", "cards": [...], "t": 52.3}}, got {checks.shown(play)}'
+        )
+    strange = [k for k in play if k not in PLAY_KEYS]
+    if strange:
+        raise RecordError(
+            f"{where}: unknown key {checks.shown(strange[0])}: a play has only "
+            + ", ".join(PLAY_KEYS)
+        )
+    seat = checks.choice(play.get("seat"), f"{where} seat", RecordError, SEATS)
+    cards = _cards(play.get("cards"), f"{where} cards")
+    if not cards:
+        raise RecordError(f"{where} has no cards: a play shows at least one card")
+    unsure = _unsure(play.get("unsure"), cards, where)
+    maybe = _maybe(play.get("maybe"), unsure, where)
+    t = _time(play.get("t"), f"{where} t")
+    return Play(seat, cards, t, unsure, maybe)
+
+
+def _tricks(raw: Any) -> tuple[tuple[tuple[Play, ...], ...], dict[int, tuple[str, ...]]]:
+    if not isinstance(raw, list):
+        raise RecordError(f'tricks: must be a list of {{"plays": [...]}}, got {checks.shown(raw)}')
+    if len(raw) > MAX_TRICKS:
+        raise RecordError(f"tricks: {len(raw)} tricks, more than the {MAX_TRICKS} cards of a deal")
+    tricks: list[tuple[Play, ...]] = []
+    unread: dict[int, tuple[str, ...]] = {}
+    for i, trick in enumerate(raw, start=1):
+        if not isinstance(trick, Mapping) or not isinstance(trick.get("plays"), list):
+            raise RecordError(f'trick {i} must be an object with a "plays" list')
+        if len(trick["plays"]) > MAX_PLAYS:
+            raise RecordError(
+                f"trick {i} plays: {len(trick['plays'])} plays, more than {MAX_PLAYS}: "
+                "a trick holds one play per seat"
+            )
+        plays = [_play(play, f"trick {i} play {j}") for j, play in enumerate(trick["plays"], 1)]
+        tricks.append(tuple(plays))
+        if trick.get("unread") is not None:
+            seats = _unread(trick["unread"], plays, i)
+            if seats:
+                unread[i] = seats
+    return tuple(tricks), unread
+
+
+def _levels(value: Any) -> dict[str, str]:
+    if not isinstance(value, Mapping) or set(value) != set(SIDES):
+        raise RecordError(
+            'levels: must be {"NS": rank, "EW": rank}, e.g. {"NS": "2", "EW": "5"}, '
+            f"got {checks.shown(value)}"
+        )
+    return {
+        side: checks.choice(value[side], f"levels.{side}", RecordError, RANKS) for side in SIDES
+    }
+
+
+def _hands(value: Any) -> dict[str, tuple[str, ...]] | None:
+    if value is None:
+        return None
+    if not isinstance(value, Mapping) or set(value) != set(SEATS):
+        raise RecordError(
+            'hands: must give all four seats: {"N": [...], "E": [...], "S": [...], "W": [...]}'
+        )
+    return {s: _cards(value[s], f"hands.{s}") for s in SEATS}
+
+
+def _must_play_done(value: Any) -> dict[str, tuple[str, ...]]:
+    if value is None:
+        return {}
+    wanted = 'must_play_done: must be {"NS": [ranks], "EW": [ranks]}'
+    if not isinstance(value, Mapping):
+        raise RecordError(f"{wanted}, got {checks.shown(value)}")
+    strange = [k for k in value if k not in SIDES]
+    if strange:
+        raise RecordError(f"{wanted}, got the key {checks.shown(strange[0])}")
+    return {
+        str(side): checks.strings(
+            levels, f"must_play_done.{side}", RecordError, RANKS, what=_RANK_WORDS
+        )
+        for side, levels in value.items()
+    }
 
 
 def load_record(data: Any) -> HandRecord:
-    """Validate parsed JSON and build a :class:`HandRecord` (raises :class:`RecordError`)."""
+    """Validate parsed JSON and build a :class:`HandRecord` (raises :class:`RecordError`).
+
+    Every field is checked by type, range and allowed values (README "Hand record"): a boolean
+    is ``true``/``false``, a time a finite number of seconds ≥ 0, levels are ranks, lists are
+    lists, and ``rule_overrides`` keep to each knob's rule (:data:`engine.profiles.KNOB_RULES`)."""
     if not isinstance(data, Mapping):
         raise RecordError('a hand record must be a JSON object with "format": "chaodipi-hand/1"')
     fmt = data.get("format")
     if fmt != FORMAT:
-        raise RecordError(f'record format is {fmt!r}: expected "{FORMAT}"')
-    rules = data.get("rules")
-    if rules not in PROFILE_NAMES:
-        raise RecordError(f"record rules {rules!r} unknown: use one of {', '.join(PROFILE_NAMES)}")
-    overrides = data.get("rule_overrides") or {}
-    if not isinstance(overrides, Mapping):
-        raise RecordError("rule_overrides must be an object of knob: value")
+        raise RecordError(f'format: must be "{FORMAT}", got {checks.shown(fmt)}')
+    rules = checks.choice(data.get("rules"), "rules", RecordError, PROFILE_NAMES)
+    overrides = data.get("rule_overrides")
     try:
-        get_profile(str(rules), overrides)
+        checked = check_overrides({} if overrides is None else overrides, "rule_overrides")
+        get_profile(rules, checked)
     except ProfileError as e:
         raise RecordError(str(e)) from None
-    levels = data.get("levels")
-    if not isinstance(levels, Mapping) or set(levels) != set(SIDES):
-        raise RecordError('levels must be {"NS": rank, "EW": rank}, e.g. {"NS": "2", "EW": "5"}')
-    for side, rank in levels.items():
-        if rank not in RANKS:
-            raise RecordError(f"levels.{side} is {rank!r}: use a rank 2-10, J, Q, K or A")
-    declarer = data.get("declarer")
-    if declarer not in SEATS:
-        raise RecordError(f"declarer is {declarer!r}: use a seat N, E, S or W")
-    trump = data.get("trump")
-    if trump != "NT" and trump not in SUITS:
-        raise RecordError(f"trump is {trump!r}: use S, H, D, C or NT")
-    raw_tricks = data.get("tricks", [])
-    if not isinstance(raw_tricks, list):
-        raise RecordError('tricks must be a list of {"plays": [...]}')
-    tricks: list[tuple[Play, ...]] = []
-    unread: dict[int, tuple[str, ...]] = {}
-    for i, trick in enumerate(raw_tricks, start=1):
-        if not isinstance(trick, Mapping) or not isinstance(trick.get("plays"), list):
-            raise RecordError(f'trick {i} must be an object with a "plays" list')
-        plays: list[Play] = []
-        for j, play in enumerate(trick["plays"], start=1):
-            where = f"trick {i} play {j}"
-            if not isinstance(play, Mapping):
-                raise RecordError(f'{where} must be {{"seat": "S", "cards": [...], "t": 52.3}}')
-            seat = play.get("seat")
-            if seat not in SEATS:
-                raise RecordError(f"{where} seat is {seat!r}: use N, E, S or W")
-            cards = _cards(play.get("cards"), f"{where} cards")
-            if not cards:
-                raise RecordError(f"{where} has no cards: a play shows at least one card")
-            unsure = _unsure(play.get("unsure"), cards, where)
-            maybe = _maybe(play.get("maybe"), unsure, where)
-            t = _time(play.get("t"), f"{where} t")
-            plays.append(Play(str(seat), cards, t, unsure, maybe))
-        tricks.append(tuple(plays))
-        if trick.get("unread"):
-            unread[i] = _unread(trick["unread"], plays, i)
+    levels = _levels(data.get("levels"))
+    declarer = checks.choice(data.get("declarer"), "declarer", RecordError, SEATS)
+    trump = checks.choice(data.get("trump"), "trump", RecordError, (*SUITS, "NT"))
+    tricks, unread = _tricks(data.get("tricks", []))
     kitty = None if data.get("kitty") is None else _cards(data["kitty"], "kitty")
     kitty_unsure = _unsure(data.get("kitty_unsure"), kitty or (), "kitty", "the kitty")
     kitty_maybe = _maybe(data.get("kitty_maybe"), kitty_unsure, "kitty")
-    hands_raw = data.get("hands")
-    hands: dict[str, tuple[str, ...]] | None = None
-    if hands_raw is not None:
-        if not isinstance(hands_raw, Mapping) or set(hands_raw) != set(SEATS):
-            raise RecordError('hands must give all four seats: {"N": [...], "E": [...], ...}')
-        hands = {s: _cards(hands_raw[s], f"hands.{s}") for s in SEATS}
-    done_raw = data.get("must_play_done") or {}
-    if not isinstance(done_raw, Mapping):
-        raise RecordError('must_play_done must be {"NS": [ranks], "EW": [ranks]}')
-    finished = data.get("finished")
-    if finished is not None and not isinstance(finished, bool):
-        raise RecordError("finished must be true or false")
+    first_hand, finished = data.get("first_hand"), data.get("finished")
+    for name, flag in (("first_hand", first_hand), ("finished", finished)):
+        if flag is not None:  # null reads as absent, as for every optional field
+            checks.boolean(flag, name, RecordError)
+    meta = data.get("meta")
+    if meta is not None and not isinstance(meta, Mapping):
+        raise RecordError(f"meta: must be an object, got {checks.shown(meta)}")
     return HandRecord(
-        rules=str(rules),
-        levels={str(k): str(v) for k, v in levels.items()},
-        declarer=str(declarer),
-        trump=str(trump),
-        tricks=tuple(tricks),
-        rule_overrides=dict(overrides),
+        rules=rules,
+        levels=levels,
+        declarer=declarer,
+        trump=trump,
+        tricks=tricks,
+        rule_overrides=dict(overrides or {}),
         kitty=kitty,
         kitty_taken_t=_time(data.get("kitty_taken_t"), "kitty_taken_t"),
         kitty_buried_t=_time(data.get("kitty_buried_t"), "kitty_buried_t"),
-        hands=hands,
-        first_hand=bool(data.get("first_hand", False)),
-        must_play_done={str(k): tuple(str(r) for r in v) for k, v in done_raw.items()},
+        hands=_hands(data.get("hands")),
+        first_hand=first_hand is True,
+        must_play_done=_must_play_done(data.get("must_play_done")),
         finished=finished,
         unread=unread,
         kitty_unsure=kitty_unsure,

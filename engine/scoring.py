@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from engine.cards import RANKS, SIDES, other_side, partner_of, rank_of, side_of
 from engine.profiles import RuleProfile
@@ -99,10 +100,132 @@ class HandOutcome:
     game_winner: str | None  # side that passed A / won the game by a special rule, else None
     must_play_done: dict[str, tuple[str, ...]]
     explanation: tuple[str, ...]  # short lines, Chinese first then English in brackets
+    steps: tuple[Step, ...] = ()
+    """The explanation as data, one :data:`Step` a line (what pages render in their language)."""
+
+
+Step = dict[str, Any]
+"""One step of a hand's settlement: ``"kind"`` and its facts (points, levels, seats, whether a
+side won) as plain JSON values; :func:`explain` renders it as a line of
+:attr:`HandOutcome.explanation`. The kinds and their keys are tabled in ``engine/README.md``."""
+
+STEP_KINDS: tuple[str, ...] = (
+    "defender_total",
+    "floor_zero",
+    "floor_shutout",
+    "floor_none",
+    "first_hand_shutout",
+    "first_hand_turnover",
+    "drop_back",
+    "jump",
+    "must_play_stop",
+    "declarers_gain",
+    "defenders_take_over",
+    "declarers_drop",
+    "side_levels",
+    "keep_deal",
+    "take_over_deal",
+    "game_won",
+)
+PAST_A_NAME = {"zh": "过A", "en": "past A"}
 
 
 def _line(zh: str, en: str) -> str:
     return f"{zh} ({en})"
+
+
+def _new_level(step: Step, lang: str) -> str:
+    return PAST_A_NAME[lang] if step["past_a"] else str(step["to"])
+
+
+def explain(step: Step) -> str:
+    """The line of a :data:`Step`: Chinese first, English in brackets."""
+    k = step["kind"]
+    if k == "defender_total":
+        parts_zh, parts_en = [f"台面 {step['table']}"], [f"table {step['table']}"]
+        if step["kitty"] is not None:
+            parts_zh.append(f"抠底 {step['kitty']}×{step['multiplier']}")
+            parts_en.append(f"kitty {step['kitty']}×{step['multiplier']}")
+        if step["penalties"]:
+            parts_zh.append(f"罚分 {step['penalties']:+d}")
+            parts_en.append(f"penalties {step['penalties']:+d}")
+        total = step["total"]
+        return _line(
+            f"台下方得分 {total} = " + " + ".join(parts_zh),
+            f"defenders {total} = " + " + ".join(parts_en),
+        )
+    if k == "floor_zero":
+        return _line("罚分至 0 分为止：记 0 分", "penalties stop at 0: counted as 0")
+    if k == "floor_shutout":
+        return _line("因罚分为负分：按大光处理", "negative after penalties: treated as 大光")
+    if k == "floor_none":
+        return _line("负分照公式计算", "negative total: the formula goes on")
+    if k == "keep_deal":
+        return _line(
+            f"庄家方保庄：下一庄 {step['next']}（庄家对家）",
+            f"declarers keep the deal: next declarer {step['next']}, the declarer's partner",
+        )
+    if k == "take_over_deal":
+        return _line(
+            f"台下方上台：下一庄 {step['next']}（庄家下家）",
+            f"defenders take over: next declarer {step['next']}, next seat in play order",
+        )
+    if k == "game_won":
+        return _line(f"{step['side']} 方赢得本局", f"{step['side']} wins the game")
+    if k == "first_hand_shutout":
+        return _line("首局打大光：庄家方判胜", "大光 in the first hand: declarers win")
+    if k == "first_hand_turnover":
+        pts, turnover = step["points"], step["turnover"]
+        return _line(
+            f"首局台下方台面 {pts} ≥ {turnover} 并抠底：台下方判胜",
+            f"first hand, defenders {pts} ≥ {turnover} on the table and won the kitty: "
+            "defenders win",
+        )
+    if k == "drop_back":
+        level, to = step["level"], step["to"]
+        return _line(
+            f"打{level}被{level}抠底：庄家方倒回 {to}",
+            f"{level} 抠底 at level {level}: declarers fall back to {to}",
+        )
+    if k == "jump":
+        if step["by"] == "shutout":
+            zh, en = "大光跳级", "大光 jump"
+        else:
+            zh, en = f"台下方 {step['points']} 分跳级", f"defenders {step['points']} jump"
+        if step["wins"]:
+            return _line(f"{zh}：打{step['from']}时跳级，本局胜", f"{en} at {step['from']}: wins")
+        return _line(f"{zh}：直接打 A", f"{en}: straight to A")
+    if k == "must_play_stop":
+        level, void = step["level"], step["void"]
+        return _line(
+            f"{level} 必打：停在 {level}，多余 {void} 级作废",
+            f"{level} must be played: stop there, {void} surplus void",
+        )
+    if k == "declarers_gain":
+        if step["by"] == "shutout":
+            zh = en = "大光"
+        else:
+            zh = f"台下方 {step['points']} 分 < {step['turnover']}"
+            en = f"defenders {step['points']} < {step['turnover']}"
+        up = step["levels"]
+        return _line(f"{zh}：庄家方升 {up} 级", f"{en}: declarers +{up}")
+    if k == "defenders_take_over":
+        pts, turnover, up = step["points"], step["turnover"], step["levels"]
+        return _line(
+            f"台下方 {pts} 分 ≥ {turnover}：上台，升 {up} 级",
+            f"defenders {pts} ≥ {turnover}: take over, +{up}",
+        )
+    if k == "declarers_drop":
+        up, to = step["levels"], step["to"]
+        return _line(f"庄家方降 {up} 级 → {to}", f"declarers drop {up} → {to}")
+    if k == "side_levels":
+        side = {"declarers": ("庄家方", "declarers"), "defenders": ("台下方", "defenders")}
+        zh_side, en_side = side[step["side"]]
+        return _line(
+            f"{zh_side} {step['from']} → {_new_level(step, 'zh')}",
+            f"{en_side} {step['from']} → {_new_level(step, 'en')}",
+        )
+    raise ValueError(f"unknown settlement step {k!r}")
 
 
 def _floor_step(total: int, step: int) -> int:
@@ -114,8 +237,11 @@ def _floor_step(total: int, step: int) -> int:
     return (total // step) * step
 
 
-def _level_name(idx: int) -> str:
-    return "过A" if idx >= PAST_A else RANKS[idx]
+def _level_step(side: str, before: str, idx: int) -> Step:
+    """A side's level move: ``to`` its new level, ``past_a`` when it passed A."""
+    past = idx >= PAST_A
+    return {"kind": "side_levels", "side": side, "from": before,
+            "to": "A" if past else RANKS[idx], "past_a": past}  # fmt: skip
 
 
 @dataclass
@@ -256,7 +382,7 @@ def settle_hand(
     before = {s: levels[s] for s in SIDES}
     turnover = profile.turnover_points
     step = profile.points_per_level
-    lines: list[str] = []
+    lines: list[Step] = []
 
     # Must-play levels played: the declarer side has just played the hand's level.
     done: dict[str, set[str]] = {s: set() for s in SIDES}
@@ -271,32 +397,26 @@ def settle_hand(
     kitty_bonus = kitty_points * kitty_multiplier if defenders_won_last_trick else 0
     raw = defender_table_points + kitty_bonus + penalties_to_defenders
     total = raw
-    parts_zh = [f"台面 {defender_table_points}"]
-    parts_en = [f"table {defender_table_points}"]
-    if defenders_won_last_trick:
-        parts_zh.append(f"抠底 {kitty_points}×{kitty_multiplier}")
-        parts_en.append(f"kitty {kitty_points}×{kitty_multiplier}")
-    if penalties_to_defenders:
-        parts_zh.append(f"罚分 {penalties_to_defenders:+d}")
-        parts_en.append(f"penalties {penalties_to_defenders:+d}")
     lines.append(
-        _line(
-            f"台下方得分 {raw} = " + " + ".join(parts_zh),
-            f"defenders {raw} = " + " + ".join(parts_en),
-        )
+        {
+            "kind": "defender_total",
+            "total": raw,
+            "table": defender_table_points,
+            "kitty": kitty_points if defenders_won_last_trick else None,
+            "multiplier": kitty_multiplier if defenders_won_last_trick else None,
+            "penalties": penalties_to_defenders,
+        }
     )
     shutout = False
     if raw < 0:
         if profile.penalty_floor == "zero":  # HF 「台下罰分罰至0分為止」 004 L43
             total = 0
-            lines.append(_line("罚分至 0 分为止：记 0 分", "penalties stop at 0: counted as 0"))
+            lines.append({"kind": "floor_zero"})
         elif profile.penalty_floor == "shutout":  # A 「或因罰分為負分」 000 L10
             shutout = True
-            lines.append(
-                _line("因罚分为负分：按大光处理", "negative after penalties: treated as 大光")
-            )
+            lines.append({"kind": "floor_shutout"})
         else:
-            lines.append(_line("负分照公式计算", "negative total: the formula goes on"))
+            lines.append({"kind": "floor_none"})
     if total == 0:
         shutout = True
 
@@ -308,22 +428,9 @@ def settle_hand(
         after = {s: RANKS[min(new_idx[s], PAST_A - 1)] for s in SIDES}
         change = {s: new_idx[s] - _IDX[before[s]] for s in SIDES}
         nxt = partner_of(declarer) if keeps else profile.seats_in_play_order(declarer)[1]
-        if keeps:
-            lines.append(
-                _line(
-                    f"庄家方保庄：下一庄 {nxt}（庄家对家）",
-                    f"declarers keep the deal: next declarer {nxt}, the declarer's partner",
-                )
-            )
-        else:
-            lines.append(
-                _line(
-                    f"台下方上台：下一庄 {nxt}（庄家下家）",
-                    f"defenders take over: next declarer {nxt}, next seat in play order",
-                )
-            )
+        lines.append({"kind": "keep_deal" if keeps else "take_over_deal", "next": nxt})
         if winner is not None:
-            lines.append(_line(f"{winner} 方赢得本局", f"{winner} wins the game"))
+            lines.append({"kind": "game_won", "side": winner})
         return HandOutcome(
             defender_total=total,
             declarer_side=decl_side,
@@ -335,14 +442,15 @@ def settle_hand(
             must_play_done={
                 s: tuple(sorted(done[s], key=lambda r: _IDX.get(r, len(RANKS)))) for s in SIDES
             },
-            explanation=tuple(lines),
+            explanation=tuple(explain(step) for step in lines),
+            steps=tuple(lines),
         )
 
     # 2. HF first-hand rules: 「首局主叫方打大光或防守方檯面抓80分及以上並摳底判勝」 004 L11
     if first_hand and profile.shutout_first_hand_wins and shutout:
         winner = decl_side
         keeps = True
-        lines.append(_line("首局打大光：庄家方判胜", "大光 in the first hand: declarers win"))
+        lines.append({"kind": "first_hand_shutout"})
         return finish()
     if (
         first_hand
@@ -353,11 +461,7 @@ def settle_hand(
         winner = def_side
         keeps = False
         lines.append(
-            _line(
-                f"首局台下方台面 {defender_table_points} ≥ {turnover} 并抠底：台下方判胜",
-                f"first hand, defenders {defender_table_points} ≥ {turnover} on the table "
-                "and won the kitty: defenders win",
-            )
+            {"kind": "first_hand_turnover", "points": defender_table_points, "turnover": turnover}
         )
         return finish()
 
@@ -372,26 +476,19 @@ def settle_hand(
     )
     if drop_to is not None:
         new_idx[decl_side] = _IDX[drop_to]
-        lines.append(
-            _line(
-                f"打{hand_level}被{hand_level}抠底：庄家方倒回 {drop_to}",
-                f"{hand_level} 抠底 at level {hand_level}: declarers fall back to {drop_to}",
-            )
-        )
+        lines.append({"kind": "drop_back", "level": hand_level, "to": drop_to})
 
-    def jump(side: str, from_level: str, zh: str, en: str) -> None:
+    def jump(side: str, from_level: str, by: str, points: int | None) -> None:
         """跳級 straight to A, skipping must-play levels (HF 「可跳過「j」」 004 L13); from a
         level in ``jump_wins_at_levels`` (HF J/Q/K/A), or from A itself, the side wins."""
         nonlocal winner
-        if from_level in profile.jump_wins_at_levels or from_level == "A":
+        wins = from_level in profile.jump_wins_at_levels or from_level == "A"
+        if wins:
             new_idx[side] = PAST_A
             winner = side
-            lines.append(
-                _line(f"{zh}：打{from_level}时跳级，本局胜", f"{en} at {from_level}: wins")
-            )
         else:
             new_idx[side] = _IDX["A"]
-            lines.append(_line(f"{zh}：直接打 A", f"{en}: straight to A"))
+        lines.append({"kind": "jump", "by": by, "points": points, "from": from_level, "wins": wins})
 
     def gain(side: str, levels_up: int, *, exempt: bool) -> None:
         nonlocal winner
@@ -399,12 +496,7 @@ def settle_hand(
         adv = _advance(profile, start, levels_up, done=done[side], start_exempt=exempt)
         new_idx[side] = adv.idx
         if adv.stopped_at is not None:
-            lines.append(
-                _line(
-                    f"{adv.stopped_at} 必打：停在 {adv.stopped_at}，多余 {adv.void} 级作废",
-                    f"{adv.stopped_at} must be played: stop there, {adv.void} surplus void",
-                )
-            )
+            lines.append({"kind": "must_play_stop", "level": adv.stopped_at, "void": adv.void})
         if adv.idx >= PAST_A:
             winner = side
 
@@ -414,23 +506,25 @@ def settle_hand(
         start_level = RANKS[new_idx[decl_side]]
         if shutout and profile.shutout_rule == "to_A":
             # A 「莊家方從低於a級的任何一級直接公升打"a"級」 000 L10; HF 004 L13
-            jump(decl_side, start_level, "大光跳级", "大光 jump")
+            jump(decl_side, start_level, "shutout", None)
         else:
+            by = "points"
             if shutout and profile.shutout_rule == "plus_levels":
                 up = profile.shutout_levels  # B 「大光…莊家公升9級」 001 L7
-                why_zh, why_en = "大光", "大光"
+                by = "shutout"
             else:
                 up = (turnover - _floor_step(max(total, 0) if shutout else total, step)) // step
-                why_zh = f"台下方 {total} 分 < {turnover}"
-                why_en = f"defenders {total} < {turnover}"
-            lines.append(_line(f"{why_zh}：庄家方升 {up} 级", f"{why_en}: declarers +{up}"))
-            gain(decl_side, up, exempt=True)
-        lines.append(
-            _line(
-                f"庄家方 {before[decl_side]} → {_level_name(new_idx[decl_side])}",
-                f"declarers {before[decl_side]} → {_level_name(new_idx[decl_side])}",
+            lines.append(
+                {
+                    "kind": "declarers_gain",
+                    "by": by,
+                    "points": total,
+                    "turnover": turnover,
+                    "levels": up,
+                }
             )
-        )
+            gain(decl_side, up, exempt=True)
+        lines.append(_level_step("declarers", before[decl_side], new_idx[decl_side]))
         return finish()
 
     # 4. defenders take over
@@ -441,28 +535,15 @@ def settle_hand(
         and not first_hand  # 「比賽中（首局除外）」 004 L12
     )
     if big:
-        jump(def_side, before[def_side], f"台下方 {total} 分跳级", f"defenders {total} jump")
+        jump(def_side, before[def_side], "defenders", total)
     else:
         lines.append(
-            _line(
-                f"台下方 {total} 分 ≥ {turnover}：上台，升 {up} 级",
-                f"defenders {total} ≥ {turnover}: take over, +{up}",
-            )
+            {"kind": "defenders_take_over", "points": total, "turnover": turnover, "levels": up}
         )
         gain(def_side, up, exempt=False)
     if drop_to is None and profile.defender_win_demotes_declarer and up > 0:
         # NT 「反之，降一級」 000 L38 / B 「升（降）」 001 L6, VARIANTS.md §11.3 L151
         new_idx[decl_side] = max(0, new_idx[decl_side] - up)
-        lines.append(
-            _line(
-                f"庄家方降 {up} 级 → {RANKS[new_idx[decl_side]]}",
-                f"declarers drop {up} → {RANKS[new_idx[decl_side]]}",
-            )
-        )
-    lines.append(
-        _line(
-            f"台下方 {before[def_side]} → {_level_name(new_idx[def_side])}",
-            f"defenders {before[def_side]} → {_level_name(new_idx[def_side])}",
-        )
-    )
+        lines.append({"kind": "declarers_drop", "levels": up, "to": RANKS[new_idx[decl_side]]})
+    lines.append(_level_step("defenders", before[def_side], new_idx[def_side]))
     return finish()

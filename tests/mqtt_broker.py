@@ -1,6 +1,8 @@
 """A real Mosquitto broker for tests: started on a free port with a config in a temp folder,
 stoppable and restartable on the same port (an outage), optionally with password file, ACL and
-TLS. Tests that need it skip with the reason when ``mosquitto`` is not installed."""
+TLS, or with a whole config of the caller's (``config=``, e.g. the shipped one with its paths
+and ports replaced). Tests that need it skip with the reason when ``mosquitto`` is not
+installed."""
 
 from __future__ import annotations
 
@@ -26,25 +28,31 @@ def free_port() -> int:
 
 
 class Broker:
-    """One mosquitto process; ``extra`` lines go into its config after the listener."""
+    """One mosquitto process; ``extra`` lines go into its config after the listener, or
+    ``config`` is the whole config (listening on ``port``, which the caller then gives)."""
 
-    def __init__(self, folder: Path, extra: str = "", port: int | None = None) -> None:
+    def __init__(
+        self, folder: Path, extra: str = "", port: int | None = None, config: str | None = None
+    ) -> None:
         assert MOSQUITTO is not None
         self.folder = folder
         self.folder.mkdir(parents=True, exist_ok=True)
         self.port = port or free_port()
         self.conf = folder / "mosquitto.conf"
         user = "user root\n" if os.geteuid() == 0 else ""
-        self.conf.write_text(
-            f"{user}listener {self.port} 127.0.0.1\n"
-            f"{extra or 'allow_anonymous true'}\n"
-            "persistence false\n"
-            "max_queued_messages 100000\n"
-            "max_inflight_messages 100\n"
+        logging = (
             f"log_dest file {folder / 'mosquitto.log'}\n"
-            "log_type error\nlog_type warning\nlog_type notice\n",
-            encoding="utf-8",
+            "log_type error\nlog_type warning\nlog_type notice\n"
         )
+        if config is None:
+            config = (
+                f"listener {self.port} 127.0.0.1\n"
+                f"{extra or 'allow_anonymous true'}\n"
+                "persistence false\n"
+                "max_queued_messages 100000\n"
+                "max_inflight_messages 100\n"
+            )
+        self.conf.write_text(user + logging + config, encoding="utf-8")
         self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self, timeout: float = DEADLINE_S) -> None:

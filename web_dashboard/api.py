@@ -7,7 +7,10 @@ and nothing here shows referee-only data: the state is
 events, the notes of ``infraction_decided`` and the frames of ``play_corrected`` (and every
 event's actor). ``/api/stream`` sends ``event: state`` with ``id: <seq>`` at once and on every
 append (it waits on the store's condition, so within milliseconds), and a ``: heartbeat``
-comment every 15 s; each open stream holds one server thread.
+comment every 15 s. This Flask route holds a server thread while a stream is open, so it serves
+only plain WSGI servers (tests, tools); ``chaodipi run`` and the hub answer ``/api/stream``
+before the request reaches Flask, without a thread (:mod:`web_dashboard.server`), with the same
+messages (:func:`sse_state`).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from web_dashboard.context import ctx
 bp = Blueprint("api", __name__)
 OPENAPI = Path(__file__).with_name("openapi.json")
 MAX_EVENTS = 5000
+MAX_SEQ = 2**63 - 1  # SQLite's largest integer
 HIDDEN_KINDS = frozenset({"snapshot"})
 HIDDEN_FIELDS = {"infraction_decided": ("note",), "play_corrected": ("frame",)}
 
@@ -51,13 +55,26 @@ def events() -> Any:
         limit = min(int(request.args.get("limit", str(MAX_EVENTS))), MAX_EVENTS)
     except ValueError:
         return error("since/limit 须为整数 / since and limit must be whole numbers", 400)
-    if since < 0 or limit < 1:
-        return error("since ≥ 0，limit ≥ 1 / since must be ≥ 0 and limit ≥ 1", 400)
+    if not 0 <= since <= MAX_SEQ or limit < 1:
+        return error(
+            f"since 须在 0 到 {MAX_SEQ} 之间，limit ≥ 1 / since must be 0 to {MAX_SEQ} and "
+            "limit ≥ 1",
+            400,
+        )
     store = ctx().live.store
     rows = store.events(since=since, limit=limit)
     out = [e for e in (public_event(r) for r in rows) if e is not None]
     last = rows[-1].seq if rows else min(since, store.last_seq)
     return jsonify({"events": out, "last": last})
+
+
+def sse_state(seq: int, text: str) -> str:
+    """One ``state`` message of the live stream (``text``: the state JSON on one line)."""
+    return f"event: state\nid: {seq}\ndata: {text}\n\n"
+
+
+SSE_HEARTBEAT = ": heartbeat\n\n"
+SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
 
 @bp.get("/api/stream")
@@ -72,17 +89,16 @@ def stream() -> Response:
             if live.store.last_seq != sent:
                 sent, text = live.public_text()
                 last_write = time.monotonic()
-                yield f"event: state\nid: {sent}\ndata: {text}\n\n"
+                yield sse_state(sent, text)
                 continue
             left = beat - (time.monotonic() - last_write)
             if left <= 0:
                 last_write = time.monotonic()
-                yield ": heartbeat\n\n"
+                yield SSE_HEARTBEAT
                 continue
             live.store.wait(sent, left)
 
-    headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-    return Response(messages(), mimetype="text/event-stream", headers=headers)
+    return Response(messages(), mimetype="text/event-stream", headers=SSE_HEADERS)
 
 
 @bp.get("/api/records")

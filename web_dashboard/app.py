@@ -4,8 +4,10 @@ This module owns :func:`create_app` (``create_app(store, config) -> Flask``) and
 routes: ``/`` (scoreboard), ``/overlay`` (live-stream overlay), ``/referee`` (the console with
 its CSRF token, or the sign-in form), ``POST /referee/login`` (form field ``pin``, optional
 ``name``; 303 to ``/referee`` on success, the form again with 401 on a wrong PIN, 429 after five
-wrong PINs a minute from one address) and ``POST /referee/logout``. Templates get ``table``
-(the table id), ``csrf_token`` (console) and ``error`` (sign-in).
+wrong PINs a minute from one address) and ``POST /referee/logout`` (ends the server-side
+session: the cookie opens nothing after it). Templates get ``table`` (the table id),
+``csrf_token`` (console) and ``error`` (sign-in). Every app here carries the protections of
+:func:`web_dashboard.auth.protect` (cookie flags, CSP and framing headers).
 :func:`create_spectator_app` is the spectator half alone (pages ``/`` and ``/overlay`` and the
 public API), which the hub mounts for each table at ``/t/<table>/``. The JSON routes are in
 :mod:`web_dashboard.api` and :mod:`web_dashboard.referee_api`; ``API.md`` is the contract.
@@ -16,7 +18,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from flask import Flask, redirect, render_template, request, session
+from flask import Flask, redirect, render_template, request
 
 from chaodipi.config import TableConfig
 from chaodipi.table.evidence import Evidence
@@ -25,17 +27,22 @@ from chaodipi.table.store import EventStore
 from web_dashboard import api, referee_api
 from web_dashboard.auth import (
     LoginLimiter,
+    cookie_name,
     csrf_ok,
     csrf_token,
     error,
+    protect,
     referee_name,
     refuse_pin,
     secret_key,
     sign_in,
+    sign_out,
 )
 from web_dashboard.context import TableContext, ctx
+from web_dashboard.sessions import SessionGate, SessionStore
 
 NAME_MAX = 40
+STREAM_PATH = "/api/stream"  # answered by web_dashboard.server without a thread
 
 
 def create_app(
@@ -46,12 +53,16 @@ def create_app(
     heartbeat_s: float = 15.0,
 ) -> Flask:
     """The web app of the table whose log is ``store`` (``live`` shares an existing view)."""
+    key = secret_key(store.data_dir)
     app = table_app(
         live or LiveTable(store, config.table_id, config.rules),
         config,
-        secret_key(store.data_dir),
+        key,
         heartbeat_s=heartbeat_s,
     )
+    sessions = SessionStore(store.data_dir, key)
+    gate = SessionGate(sessions, f"table:{config.table_id}", config.web.referee_pin)
+    app.extensions["chaodipi_sessions"] = gate
     app.register_blueprint(referee_api.bp)
     add_pages(app)
     return app
@@ -72,12 +83,11 @@ def table_app(live: LiveTable, config: TableConfig, key: bytes, *, heartbeat_s: 
     app = Flask(__name__)
     app.config.update(
         SECRET_KEY=key,
-        SESSION_COOKIE_HTTPONLY=True,
-        SESSION_COOKIE_SAMESITE="Strict",
-        SESSION_COOKIE_NAME=f"chaodipi_{config.table_id}",
+        SESSION_COOKIE_NAME=cookie_name("chaodipi", config.table_id),
         PERMANENT_SESSION_LIFETIME=timedelta(hours=12),
         JSON_AS_ASCII=False,
     )
+    protect(app)
     app.json.ensure_ascii = False  # type: ignore[attr-defined]
     data_dir = live.store.data_dir
     app.extensions["chaodipi"] = TableContext(
@@ -135,5 +145,5 @@ def add_pages(app: Flask) -> None:
             return error("未登录 / not signed in", 401)
         if not csrf_ok():
             return error("CSRF 令牌无效，请刷新页面 / bad CSRF token: reload the page", 403)
-        session.clear()
+        sign_out()
         return {"ok": True}

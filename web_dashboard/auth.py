@@ -1,12 +1,21 @@
-"""Referee sign-in: the session key, the PIN check with its rate limit, and CSRF tokens.
+"""Referee sign-in and the browser's protections: the session key and cookie, the PIN check
+with its rate limit, CSRF tokens and the security headers of every response.
 
 This module owns who may change a table. The session cookie is Flask's signed cookie (HttpOnly,
-SameSite=Strict) under a secret key generated once per data dir (``<data_dir>/secret_key``,
-mode 0600; never in code or config). A session holds the referee's name and a CSRF token; every
-referee POST must send that token in ``X-CSRF-Token`` (the console page carries it in
-``<meta name="csrf-token">``). Without a session a request gets 401, with a bad token 403.
-Five wrong PINs within a minute from one address lock that address out (429) until the oldest
-failure is a minute old.
+SameSite=Strict, ``Secure`` when the request came over TLS) under a secret key generated once
+per data dir (``<data_dir>/secret_key``, mode 0600; never in code or config); it carries only
+the token of a server-side session (:mod:`web_dashboard.sessions`), which holds the referee's
+name and a CSRF token. Every referee POST must send that token in ``X-CSRF-Token`` (the console
+page carries it in ``<meta name="csrf-token">``). Without a session a request gets 401, with a
+bad token 403. Five wrong PINs within a minute from one address lock that address out (429)
+until the oldest failure is a minute old. The cookie's name comes from the table id through
+:func:`cookie_name` (any Unicode id gives a valid, distinct name).
+
+Every response carries a Content-Security-Policy (scripts, styles, pictures and connections from
+this server only; no plugins, no ``<base>``), ``X-Content-Type-Options: nosniff`` and a
+``Referrer-Policy``; only the stream overlay (endpoint ``overlay``) may be framed by another
+site (``frame-ancestors *``: broadcast tools embed it; it shows only public data and has no
+controls), every other page refuses framing (``frame-ancestors 'none'``, ``X-Frame-Options``).
 """
 
 from __future__ import annotations
@@ -22,13 +31,57 @@ from functools import wraps
 from pathlib import Path
 from typing import Any, TypeVar
 
-from flask import jsonify, render_template, request, session
+from flask import Flask, Response, jsonify, render_template, request
+from flask.sessions import SecureCookieSessionInterface
 
+from chaodipi.mqtt_link import topic_slug
 from chaodipi.table.evidence import write_atomic
+from web_dashboard.sessions import gate
 
 F = TypeVar("F", bound=Callable[..., Any])
 MAX_FAILURES = 5
 WINDOW_S = 60.0
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; "
+    "form-action 'self'; frame-ancestors {frame}"
+)
+FRAMABLE_ENDPOINTS = frozenset({"overlay"})
+
+
+def cookie_name(prefix: str, table_id: str) -> str:
+    """The session cookie's name for a table id of any characters: ``prefix_`` and the id's
+    ASCII slug (:func:`chaodipi.mqtt_link.topic_slug`: the id itself for ``T01``,
+    ``Table-7--<hash>`` for "Table 7", ``t--<hash>`` for "七号桌"), a valid cookie name that
+    differs from table to table."""
+    return f"{prefix}_{topic_slug(table_id)}"
+
+
+class TlsAwareSessionInterface(SecureCookieSessionInterface):
+    """Flask's signed cookie, marked ``Secure`` whenever the request came over TLS (directly,
+    or through a trusted proxy that said so in ``X-Forwarded-Proto``)."""
+
+    def get_cookie_secure(self, app: Flask) -> bool:
+        return request.is_secure or bool(app.config["SESSION_COOKIE_SECURE"])
+
+
+def security_headers(response: Response) -> Response:
+    """Add the CSP and its companions to a response (a Flask ``after_request`` hook)."""
+    framable = request.endpoint in FRAMABLE_ENDPOINTS
+    headers = response.headers
+    headers.setdefault("Content-Security-Policy", CSP.format(frame="*" if framable else "'none'"))
+    headers.setdefault("X-Content-Type-Options", "nosniff")
+    headers.setdefault("Referrer-Policy", "same-origin")
+    if not framable:
+        headers.setdefault("X-Frame-Options", "DENY")
+    return response
+
+
+def protect(app: Flask) -> None:
+    """The session cookie's flags and the security headers, for any app of this package."""
+    app.config.update(SESSION_COOKIE_HTTPONLY=True, SESSION_COOKIE_SAMESITE="Strict")
+    app.session_interface = TlsAwareSessionInterface()
+    app.after_request(security_headers)
 
 
 def secret_key(data_dir: Path) -> bytes:
@@ -99,19 +152,21 @@ def refuse_pin(
 
 
 def sign_in(name: str) -> None:
-    session.clear()
-    session.permanent = True
-    session["referee"] = name
-    session["csrf"] = secrets.token_urlsafe(32)
+    gate().sign_in(name)
+
+
+def sign_out() -> None:
+    gate().sign_out()
 
 
 def referee_name() -> str | None:
-    name = session.get("referee")
-    return str(name) if name else None
+    signed = gate().current()
+    return signed.name if signed else None
 
 
 def csrf_token() -> str:
-    return str(session.get("csrf", ""))
+    signed = gate().current()
+    return signed.csrf if signed else ""
 
 
 def error(message: str, status: int) -> Any:

@@ -7,11 +7,19 @@ This module owns :func:`create_hub_app` (``create_hub_app(hub) -> WSGI app``):
   behind; ``/organiser`` the same without the delay, behind ``[web] organiser_pin``
   (``POST /organiser/login``; five wrong PINs a minute → 429), its data ``/api/organiser/overview``.
 * ``/bracket`` — the draw, results and standings (``bracket.html``, ``/api/bracket``).
-* ``/t/<table>/`` — the table's own spectator pages and public API (scoreboard, ``overlay``,
+* ``/t/<slug>/`` — the table's own spectator pages and public API (scoreboard, ``overlay``,
   ``api/state``, ``api/stream``, ``api/events``, ``api/records``: the same code as the table
-  service, :func:`web_dashboard.app.create_spectator_app`) over the hub's delayed copy.
+  service, :func:`web_dashboard.app.create_spectator_app`) over the hub's delayed copy;
+  ``<slug>`` is the table id's ASCII topic slug (:func:`chaodipi.mqtt_link.topic_slug`, the id
+  itself for ``T01``), and ``/t/<table id>/…`` (``/t/七号桌/``) redirects there. The organisers'
+  overview data also lists, per table, what the hub kept aside: conflicting events and
+  refused (unsigned or forged) messages (:mod:`chaodipi.hub.set_aside`).
 
-No route changes a table: the referee console lives on the table's own service.
+No route changes a table: the referee console lives on the table's own service. Organiser
+sessions are server-side (:mod:`web_dashboard.sessions`, scope ``hub``: a restart with another
+PIN ends them); every response has the headers of :func:`web_dashboard.auth.protect`.
+:func:`hub_streams` names the live streams :class:`web_dashboard.server.WebServer` answers
+natively; :data:`ORGANISER_PREFIXES` the paths served by its reserved threads.
 """
 
 from __future__ import annotations
@@ -19,15 +27,27 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
-from flask import Flask, jsonify, redirect, render_template, request, session
+from flask import Flask, jsonify, redirect, render_template, request
 from werkzeug.middleware.dispatcher import DispatcherMiddleware
 
 from chaodipi.config import TableConfig
-from web_dashboard.app import create_spectator_app
-from web_dashboard.auth import LoginLimiter, error, refuse_pin, secret_key
+from chaodipi.mqtt_link import topic_slug
+from chaodipi.table.live import LiveTable
+from web_dashboard.app import STREAM_PATH, create_spectator_app
+from web_dashboard.auth import LoginLimiter, error, protect, refuse_pin, secret_key
+from web_dashboard.sessions import SessionGate, SessionStore
 
 if TYPE_CHECKING:
     from chaodipi.hub.hub import Hub
+
+ORGANISER_PREFIXES = ("/organiser", "/api/organiser")
+
+
+def hub_streams(hub: Hub) -> dict[str, LiveTable]:
+    """Each table's live stream path below ``/t/<table>/`` and the delayed view it shows."""
+    return {
+        f"/t/{topic_slug(table)}{STREAM_PATH}": hub.public[table] for table in hub.config.tables
+    }
 
 
 def create_hub_app(hub: Hub) -> Any:
@@ -36,12 +56,13 @@ def create_hub_app(hub: Hub) -> Any:
     app = Flask(__name__)
     app.config.update(
         SECRET_KEY=key,
-        SESSION_COOKIE_HTTPONLY=True,
-        SESSION_COOKIE_SAMESITE="Strict",
         SESSION_COOKIE_NAME="chaodipi_hub",
         PERMANENT_SESSION_LIFETIME=timedelta(hours=12),
     )
+    protect(app)
     app.json.ensure_ascii = False  # type: ignore[attr-defined]
+    organisers = SessionGate(SessionStore(hub.data_dir, key), "hub", hub.config.web.organiser_pin)
+    app.extensions["chaodipi_sessions"] = organisers
     limiter = LoginLimiter()
     name = hub.config.mqtt.tournament
 
@@ -51,7 +72,7 @@ def create_hub_app(hub: Hub) -> Any:
 
     @app.get("/organiser")
     def organiser() -> Any:
-        if not session.get("organiser"):
+        if organisers.current() is None:
             return render_template("organiser_login.html", table=name, error=None)
         return render_template(
             "overview.html", table=name, api="/api/organiser/overview", live=True
@@ -65,9 +86,7 @@ def create_hub_app(hub: Hub) -> Any:
         )
         if refusal is not None:
             return refusal
-        session.clear()
-        session["organiser"] = True
-        session.permanent = True
+        organisers.sign_in("organiser")
         return redirect(request.script_root + "/organiser", code=303)
 
     @app.get("/bracket")
@@ -80,7 +99,7 @@ def create_hub_app(hub: Hub) -> Any:
 
     @app.get("/api/organiser/overview")
     def api_organiser_overview() -> Any:
-        if not session.get("organiser"):
+        if organisers.current() is None:
             return error("请先以组织者身份登录 / sign in as organiser first", 401)
         return jsonify(hub.overview(live=True))
 
@@ -89,11 +108,18 @@ def create_hub_app(hub: Hub) -> Any:
         return jsonify(hub.bracket())
 
     @app.get("/t/<table>")
-    def table_root(table: str) -> Any:
-        return redirect(f"{request.script_root}/t/{table}/", code=308)
+    @app.get("/t/<table>/")
+    @app.get("/t/<table>/<path:rest>")
+    def table_root(table: str, rest: str = "") -> Any:
+        # a slug's own pages are mounted below; here come /t/<slug> and /t/<table id>/…
+        slugs = {topic_slug(t) for t in hub.config.tables}
+        if table not in hub.config.tables and table not in slugs:
+            return error("没有这张赛桌 / no such table", 404)
+        slug = table if table in slugs else topic_slug(table)
+        return redirect(f"{request.script_root}/t/{slug}/{rest}", code=308)
 
     mounts: dict[str, Any] = {
-        f"/t/{table}": create_spectator_app(
+        f"/t/{topic_slug(table)}": create_spectator_app(
             hub.public[table], TableConfig(table_id=table, rules=hub.config.rules), key
         )
         for table in hub.config.tables

@@ -1,7 +1,9 @@
 """The ``chaodipi`` command: audit, simulate, demo, profiles, the vision commands and ``run``.
 
 Every bad input ends in one line on stderr naming the problem and the fix, and exit status 2;
-a well-formed record exits 0 whatever infractions it holds.
+a well-formed record exits 0 whatever infractions it holds. That holds for the arguments too
+(:class:`OneLineParser`) and, as a last resort, for a file or folder the system refuses (an
+``OSError`` a command did not word itself).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import sys
 import tomllib
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from chaodipi.cli.calibrate import add_calibrate_parser, add_markers_parser
 from chaodipi.cli.deck import add_deck_parser
@@ -30,10 +32,11 @@ from engine.profiles import (
     PROFILE_NAMES,
     PROFILE_SOURCES,
     ProfileError,
+    check_overrides,
     get_profile,
     profiles_markdown,
 )
-from engine.record import RecordError, load_record
+from engine.record import RecordError, load_record, parse_record_text
 from engine.report import render_text
 from vision.training.train import TrainError
 
@@ -42,35 +45,54 @@ class UsageError(Exception):
     """Bad input from the command line; the message is the one line the user sees."""
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line (the problem and where help is) and exit
+    status 2; every subcommand's parser is one too."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
 def _read_json(path: str) -> Any:
+    source = "stdin" if path == "-" else path
     try:
         text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
     except OSError as e:
         raise UsageError(
             f"cannot read {path}: {e.strerror}; give a hand record JSON file"
         ) from None
+    except UnicodeDecodeError:
+        raise UsageError(f"{source} is not UTF-8 text: save the hand record as UTF-8") from None
     if not text.strip():
-        raise UsageError(
-            f"{path if path != '-' else 'stdin'} is empty: expected a hand record JSON"
-        )
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as e:
-        raise UsageError(f"{path} is not JSON ({e.msg} at line {e.lineno}): fix the file") from None
+        raise UsageError(f"{source} is empty: expected a hand record JSON")
+    return parse_record_text(text, source)
 
 
 def load_overrides(path: str) -> dict[str, Any]:
-    """Knob overrides from a TOML file (top-level ``knob = value`` or a ``[rules]`` table)."""
+    """Knob overrides from a TOML file (top-level ``knob = value`` or a ``[rules]`` table),
+    each checked against its knob's rule (an error names the file and the knob)."""
     try:
         data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
     except OSError as e:
         raise UsageError(f"cannot read overrides {path}: {e.strerror}") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"overrides {path} is not UTF-8 text: save it as UTF-8") from None
     except tomllib.TOMLDecodeError as e:
         raise UsageError(f"overrides {path} is not valid TOML: {e}") from None
     table = data.get("rules", data)
     if not isinstance(table, dict):
         raise UsageError(f"overrides {path}: [rules] must be a table of knob = value")
+    check_overrides(table, f"{path}: rules")
     return dict(table)
+
+
+def _write_text(path: Path, text: str, what: str) -> None:
+    """Write ``text`` to ``path``, creating its folder; a refusal is one :class:`UsageError`."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    except OSError as e:
+        raise UsageError(f"cannot write {what} {path} ({e.strerror}): give another path") from None
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
@@ -79,8 +101,10 @@ def cmd_audit(args: argparse.Namespace) -> int:
         if args.rules:
             data = {**data, "rules": args.rules}
         if args.overrides:
-            merged = {**(data.get("rule_overrides") or {}), **load_overrides(args.overrides)}
-            data = {**data, "rule_overrides": merged}
+            extra = load_overrides(args.overrides)
+            own = data.get("rule_overrides")
+            if own is None or isinstance(own, dict):  # else load_record names the bad field
+                data = {**data, "rule_overrides": {**(own or {}), **extra}}
     report = audit(load_record(data))
     if args.json:
         print(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
@@ -104,7 +128,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     truth_path: Path | None
     if args.out:
         out = Path(args.out)
-        out.write_text(text + "\n", encoding="utf-8")
+        _write_text(out, text + "\n", "--out")
         truth_path = Path(args.truth) if args.truth else out.with_suffix(".truth.json")
     else:
         print(text)
@@ -114,7 +138,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         if truth_path is None:
             print(truth_text, file=sys.stderr)
         else:
-            truth_path.write_text(truth_text + "\n", encoding="utf-8")
+            _write_text(truth_path, truth_text + "\n", "the truth")
     return 0
 
 
@@ -138,7 +162,7 @@ def cmd_profiles(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="chaodipi", description="炒地皮 table referee")
+    parser = OneLineParser(prog="chaodipi", description="炒地皮 table referee")
     sub = parser.add_subparsers(dest="command", required=True)
     a = sub.add_parser("audit", help="audit a hand record (JSON file, or - for stdin)")
     a.add_argument("record", nargs="?", default="-")
@@ -180,10 +204,31 @@ def main(argv: Sequence[str] | None = None) -> int:
         return code
     # ValueError: the vision commands' bad input (missing model, image or dataset)
     except (UsageError, RecordError, ProfileError, TrainError, ValueError) as e:
-        print(f"chaodipi {args.command}: {e}", file=sys.stderr)
+        print(f"chaodipi {args.command}: {_one_line(str(e))}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         return 0
+    except OSError as e:  # a path the command did not check itself: name it, no traceback
+        print(f"chaodipi {args.command}: {_refusal(e)}", file=sys.stderr)
+        return 2
+    except RecursionError:  # a JSON file a command parsed without bounds (records are bounded)
+        print(
+            f"chaodipi {args.command}: a file given nests too deeply to read: check the files",
+            file=sys.stderr,
+        )
+        return 2
+
+
+def _one_line(message: str) -> str:
+    return " ".join(message.split("\n"))
+
+
+def _refusal(e: OSError) -> str:
+    """One line for a file or folder the system refused."""
+    where = f" {e.filename}" if e.filename else ""
+    if isinstance(e, (FileExistsError, NotADirectoryError)):
+        return f"cannot use{where}: a file stands where a folder is needed: give another path"
+    return f"cannot use{where}: {e.strerror or type(e).__name__}: check the path"
 
 
 if __name__ == "__main__":

@@ -10,11 +10,10 @@ malformed one: :class:`engine.record.RecordError`), which the CLI prints with ex
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 from typing import Any
 
-from engine.record import RecordError
+from engine.record import RecordError, parse_record_text
 from vision.synth.render import (
     CAMERA_SIZE_TEXT,
     HELD_OUT_DESIGN,
@@ -57,13 +56,10 @@ def read_record(path: Path) -> Any:
     if not path.is_file():
         raise RenderError(f"record {path} does not exist: give a hand record JSON file")
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as e:
-        raise RecordError(
-            f"{path} is not valid JSON ({e.msg} at line {e.lineno}): fix or regenerate it"
-        ) from None
+        text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
         raise RecordError(f"{path} is not UTF-8 text: save it as UTF-8") from None
+    return parse_record_text(text, str(path))
 
 
 def cmd_render(args: argparse.Namespace) -> int:

@@ -2,7 +2,7 @@
 
 This module owns the demo command. It runs :class:`chaodipi.table.service.TableService` — the code
 of
-``chaodipi run`` (pipeline → camera sink → event log → waitress web) — on the clip in
+``chaodipi run`` (pipeline → camera sink → event log → web server) — on the clip in
 ``chaodipi/demo/`` (see :mod:`chaodipi.demo.clip`):
 
 * **Contract.** The camera cannot see rules, levels, declarer or trump: they come from the hand
@@ -16,8 +16,9 @@ of
 * **Data.** A fresh log in a new temporary folder, removed on exit (``--data-dir`` keeps it in
   an empty or new folder instead).
 * **Web.** ``--host`` (127.0.0.1) and the first free port from 8080 (``--port N`` for exactly
-  ``N``, 0 for any); the referee console's PIN is :data:`DEMO_PIN`. When the clip ends the web
-  keeps serving until Ctrl-C or SIGTERM (exit status 0).
+  ``N``, 0 for any); the referee console's PIN is :data:`DEMO_PIN` (the demo builds its own
+  config, so ``chaodipi run``'s refusal of easy PINs does not apply). When the clip ends the
+  web keeps serving until Ctrl-C or SIGTERM (exit status 0).
 
 ``chaodipi demo --text`` is the old demo: simulate a hand with a revoke and an over-time play
 and print the referee's reading of it.
@@ -38,7 +39,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from chaodipi.config import TableConfig, default_config
+from chaodipi.config import TableConfig, default_config, port_number
 from chaodipi.demo.clip import CLIP
 from chaodipi.table.actions import start_table
 from chaodipi.table.camera_loop import CameraLoop
@@ -231,6 +232,8 @@ class DemoService(TableService):
 
     def source_done(self) -> bool:
         """Whether the clip (or its simulated reading) has played to its end."""
+        if self.feed is not None:  # a feed goes on reporting health once played out
+            return self.feed.done.is_set()
         return bool(self._threads) and not self._threads[0].is_alive()
 
 
@@ -397,7 +400,7 @@ def add_demo_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     )
     p.add_argument("--host", default="127.0.0.1", help="address to serve on (default 127.0.0.1)")
     p.add_argument(
-        "--port", type=int, help=f"port (default: the first free from {FIRST_PORT}; 0: any)"
+        "--port", type=port_number, help=f"port (default: the first free from {FIRST_PORT}; 0: any)"
     )
     p.add_argument("--speed", type=float, default=1.0, help="play the clip × faster (default 1)")
     p.add_argument("--model", type=Path, help="detector ONNX (default models/card_detector.onnx)")

@@ -1,11 +1,14 @@
 """``chaodipi hub``: the hub's process — its replicas (:mod:`chaodipi.hub.hub`) and its pages
-(:mod:`web_dashboard.hub_app`) served by waitress until SIGTERM/SIGINT, with systemd's
-readiness and watchdog.
+(:mod:`web_dashboard.hub_app`) served by :class:`web_dashboard.server.WebServer` (each table's
+live stream at ``/t/<slug>/api/stream`` without a thread per spectator; the organisers' pages
+in threads of their own) until SIGTERM/SIGINT, with systemd's readiness and watchdog. A bad
+config, an organiser PIN too easy to guess or a port already in use: one line, exit status 2.
 """
 
 from __future__ import annotations
 
 import argparse
+import errno
 import logging
 import signal
 import sys
@@ -14,14 +17,14 @@ from dataclasses import replace
 from pathlib import Path
 from types import FrameType
 
-from waitress.server import create_server
-
 from chaodipi import sdnotify
+from chaodipi.config import pin_weakness, port_number
 from chaodipi.hub.config import HubConfigError, load_hub_config
 from chaodipi.hub.hub import Hub
 from chaodipi.mqtt_link import LinkError
 from chaodipi.table.store import StoreError
-from web_dashboard.hub_app import create_hub_app
+from web_dashboard.hub_app import ORGANISER_PREFIXES, create_hub_app, hub_streams
+from web_dashboard.server import WebServer, bind_socket
 
 
 def cmd_hub(args: argparse.Namespace) -> int:
@@ -31,20 +34,38 @@ def cmd_hub(args: argparse.Namespace) -> int:
         config = load_hub_config(args.config)
         if args.data_dir:
             config = replace(config, data_dir=str(args.data_dir))
+        weak = pin_weakness(config.web.organiser_pin) if config.web.organiser_pin else None
+        if weak is not None:
+            raise HubConfigError(
+                f"{args.config}: web.organiser_pin {weak}: choose 6–12 digits only the "
+                "organisers know"
+            )
+    except (HubConfigError, LinkError, StoreError) as e:
+        print(f"chaodipi hub: {e}", file=sys.stderr)
+        return 2
+    bind, port = args.bind or config.web.bind, config.web.port if args.port is None else args.port
+    try:
+        bind_socket(bind, port).close()  # a port in use fails here, before the hub starts
+    except OSError as e:
+        print(f"chaodipi hub: {port_problem(bind, port, e)}", file=sys.stderr)
+        return 2
+    try:
         hub = Hub(config)
     except (HubConfigError, LinkError, StoreError) as e:
         print(f"chaodipi hub: {e}", file=sys.stderr)
         return 2
-    web = config.web
-    server = create_server(
+    server = WebServer(
         create_hub_app(hub),
-        host=args.bind or web.bind,
-        port=web.port if args.port is None else args.port,
-        threads=web.threads,
-        connection_limit=web.threads + 64,
-        channel_timeout=60,
-        ident="chaodipi-hub",
+        hub_streams(hub),
+        threads=config.web.threads,
+        reserved_prefixes=ORGANISER_PREFIXES,
     )
+    try:
+        host, bound = server.start(bind, port)
+    except OSError as e:
+        hub.stop()
+        print(f"chaodipi hub: {port_problem(bind, port, e)}", file=sys.stderr)
+        return 2
     stopping = threading.Event()
 
     def on_signal(signum: int, frame: FrameType | None) -> None:
@@ -53,8 +74,7 @@ def cmd_hub(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
     hub.start()
-    threading.Thread(target=server.run, daemon=True, name="hub-web").start()
-    where = f"http://{server.effective_host}:{server.effective_port}"
+    where = f"http://{host}:{bound}"
     print(
         f"chaodipi hub: {len(config.tables)} tables, broker {config.mqtt.host}:"
         f"{config.mqtt.port}, delay {config.broadcast_delay_s:g} s; serving {where}",
@@ -66,10 +86,20 @@ def cmd_hub(args: argparse.Namespace) -> int:
         watchdog.tick(hub.alive())
     sdnotify.stopping("closing the hub's copies")
     hub.stop()
-    server.task_dispatcher.shutdown(timeout=3)
-    server.close()
+    server.stop()
     print("chaodipi hub: stopped", flush=True)
     return 0
+
+
+def port_problem(bind: str, port: int, error: OSError) -> str:
+    """One line for a port the hub cannot listen on, naming the fix."""
+    if error.errno == errno.EADDRINUSE:
+        return (
+            f"port {port} on {bind} is already in use (another chaodipi hub?): stop what serves "
+            "there, or give another --port (or [web] port in hub.toml)"
+        )
+    why = error.strerror or str(error)
+    return f"cannot listen on {bind}:{port} ({why}): check [web] bind / --bind and --port"
 
 
 def add_hub_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:  # type: ignore[type-arg]
@@ -80,6 +110,6 @@ def add_hub_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser: 
     p.add_argument("--config", type=Path, default=Path("hub.toml"), metavar="hub.toml")
     p.add_argument("--data-dir", type=Path, help="override data_dir")
     p.add_argument("--bind", help="override [web] bind")
-    p.add_argument("--port", type=int, help="override [web] port (0: any free port)")
+    p.add_argument("--port", type=port_number, help="override [web] port (0: any free port)")
     p.set_defaults(func=cmd_hub)
     return p

@@ -1,6 +1,12 @@
-"""The hub's config file, ``hub.toml``: the tables it accepts, its broker, its web pages, the
-broadcast delay and the bracket. :func:`load_hub_config` validates it with one-line errors that
-name the key and the fix; a commented template is ``deploy/hub.example.toml``.
+"""The hub's config file, ``hub.toml``: the tables it accepts, their signing keys, its broker,
+its web pages, the broadcast delay and the bracket. :func:`load_hub_config` validates it with
+one-line errors that name the key and the fix; a commented template is
+``deploy/hub.example.toml``.
+
+``[table_keys]`` maps a table id to the file of its signing key (the same key as the table's
+``[mqtt] hmac_key_file``). The hub stores an event of a table listed there only when it carries
+that key's signature (:mod:`chaodipi.mqtt_link`); a table left out is trusted on the broker's
+password and ACL alone.
 """
 
 from __future__ import annotations
@@ -11,7 +17,14 @@ from pathlib import Path
 from typing import Any
 
 from chaodipi.config import read_toml
-from chaodipi.mqtt_link import LinkError, MqttConfig, check_name, parse_mqtt
+from chaodipi.mqtt_link import (
+    LinkError,
+    MqttConfig,
+    check_table_id,
+    parse_mqtt,
+    read_key,
+    topic_slug,
+)
 
 EXAMPLE = "deploy/hub.example.toml"
 
@@ -50,6 +63,7 @@ class HubConfig:
     mqtt: MqttConfig = field(default_factory=MqttConfig)
     web: HubWeb = field(default_factory=HubWeb)
     bracket: BracketConfig | None = None
+    table_keys: Mapping[str, str] = field(default_factory=dict)  # table id → its key file
 
 
 def _err(path: Path, key: str, problem: str, fix: str) -> HubConfigError:
@@ -148,8 +162,8 @@ def parse_hub_config(data: Mapping[str, Any], path: Path) -> HubConfig:
     from engine.profiles import PROFILE_NAMES
 
     top = ("tables", "rules", "data_dir", "broadcast_delay_s", "mqtt", "web", "bracket")
-    _keys(path, "", data, top)
-    for section in ("mqtt", "web", "bracket"):
+    _keys(path, "", data, (*top, "table_keys"))
+    for section in ("mqtt", "web", "bracket", "table_keys"):
         if section in data and not isinstance(data[section], dict):
             raise _err(path, section, "must be a table", f"write it as a [{section}] section")
     tables = data.get("tables")
@@ -157,11 +171,18 @@ def parse_hub_config(data: Mapping[str, Any], path: Path) -> HubConfig:
         raise _err(path, "tables", "must list the table ids", 'write tables = ["T01", "T02"]')
     for t in tables:
         try:
-            check_name("table id", t)
+            check_table_id("table id", t)
         except LinkError as e:
             raise HubConfigError(f"{path}: tables: {e}") from None
     if len(set(tables)) != len(tables):
         raise _err(path, "tables", "lists a table twice", "give each table id once")
+    slugs: dict[str, str] = {}
+    for t in tables:
+        if topic_slug(t) in slugs:
+            other = slugs[topic_slug(t)]
+            problem = f"lists {t!r} and {other!r}, whose MQTT topics are the same"
+            raise _err(path, "tables", problem, "rename one of them")
+        slugs[topic_slug(t)] = t
     rules = data.get("rules", "XX")
     if rules not in PROFILE_NAMES:
         raise _err(path, "rules", f"{rules!r} is not a profile", ", ".join(PROFILE_NAMES))
@@ -172,6 +193,10 @@ def parse_hub_config(data: Mapping[str, Any], path: Path) -> HubConfig:
         mqtt = parse_mqtt(path, data.get("mqtt", {}))
     except LinkError as e:
         raise HubConfigError(str(e)) from None
+    if mqtt.hmac_key_file:
+        raise _err(
+            path, "mqtt.hmac_key_file", "is a table's key", "list each table's key in [table_keys]"
+        )
     names = tuple(tables)
     bracket = data.get("bracket")
     return HubConfig(
@@ -182,7 +207,24 @@ def parse_hub_config(data: Mapping[str, Any], path: Path) -> HubConfig:
         mqtt=mqtt,
         web=_web(path, data.get("web", {})),
         bracket=None if bracket is None else _bracket(path, bracket, names),
+        table_keys=_table_keys(path, data.get("table_keys", {}), names),
     )
+
+
+def _table_keys(path: Path, data: Mapping[str, Any], tables: tuple[str, ...]) -> dict[str, str]:
+    keys: dict[str, str] = {}
+    for table, file in data.items():
+        where = f"table_keys.{table}"
+        if table not in tables:
+            raise _err(path, where, "names a table not in tables", "add it there or remove the key")
+        if not isinstance(file, str) or not Path(file).is_file():
+            raise _err(path, where, f"{file!r} is not a file", "give the path of the table's key")
+        try:
+            read_key(file)
+        except LinkError as e:
+            raise HubConfigError(f"{path}: {where}: {e}") from None
+        keys[table] = file
+    return keys
 
 
 def load_hub_config(path: Path | str) -> HubConfig:

@@ -1,11 +1,15 @@
 """The hub's copy of every table's log, and the delayed view spectators get of it.
 
 This module owns :class:`TableReplica`: one :class:`~chaodipi.table.store.EventStore` per table
-(``<hub data_dir>/<table>.sqlite``, the same schema and rules as the table's own log) that
-appends only the event with ``seq`` = its last + 1 (:meth:`EventStore.append_copies`, keeping
-the table's ``seq`` and ``t``). An older ``seq`` is a duplicate and is ignored; a newer one is
-held (up to ``max_pending``) until the gap before it is filled, and the hub's ack tells the
-table to send again from the gap. So each event is applied exactly once, in order.
+(``<hub data_dir>/<slug>.sqlite``, the table's topic slug, the same schema and rules as the
+table's own log) that appends only the event with ``seq`` = its last + 1
+(:meth:`EventStore.append_copies`, keeping the table's ``seq`` and ``t``). A newer one is held
+(up to ``max_pending``) until the gap before it is filled, and the hub's ack tells the table to
+send again from the gap. An event whose ``seq`` is already held is compared with the held copy:
+the same content is a duplicate and is ignored (re-deliveries are idempotent); different
+content is a *conflict*, returned to the hub, which keeps it aside
+(:mod:`chaodipi.hub.set_aside`) — never dropped unseen, never written over the log. So each
+event is applied exactly once, in order.
 
 :class:`DelayedLog` is a read-only view of a replica that shows only the events received at
 least ``delay_s`` seconds ago (the broadcast delay): an event becomes visible at
@@ -25,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from chaodipi.hub.set_aside import event_digest
 from chaodipi.table.store import EventStore, StoredEvent, StoreError
 
 log = logging.getLogger("chaodipi.hub.hub")
@@ -39,6 +44,7 @@ class Offered:
     held: int = 0
     gap: bool = False  # events are held behind a missing seq
     rejected: int = 0
+    conflicts: list[StoredEvent] = field(default_factory=list)  # a held seq, other content
 
 
 class TableReplica:
@@ -55,15 +61,24 @@ class TableReplica:
         return self.store.last_seq
 
     def offer(self, events: list[StoredEvent]) -> Offered:
-        """Apply whatever continues the log, hold what is ahead, ignore what is known."""
+        """Apply whatever continues the log, hold what is ahead, ignore what is known and
+        return what contradicts it."""
         out = Offered()
         last = self.store.last_seq
+        stored: list[StoredEvent] = []
         for ev in events:
-            if ev.seq <= last or ev.seq in self.pending:
-                out.duplicates += 1
+            if ev.seq <= last:
+                stored.append(ev)
+            elif ev.seq in self.pending:
+                self._compare(self.pending[ev.seq], ev, out)
             elif ev.seq == last + 1 or len(self.pending) < self.max_pending:
                 self.pending[ev.seq] = ev
             # else dropped: the table sends it again once the gap is filled
+        if stored:
+            low, high = min(e.seq for e in stored), max(e.seq for e in stored)
+            held = {e.seq: e for e in self.store.events(since=low - 1, limit=high - low + 1)}
+            for ev in stored:
+                self._compare(held.get(ev.seq), ev, out)
         chain: list[StoredEvent] = []
         nxt = last + 1
         while nxt in self.pending:
@@ -79,6 +94,21 @@ class TableReplica:
         out.held = len(self.pending)
         out.gap = bool(self.pending)
         return out
+
+    @staticmethod
+    def _compare(held: StoredEvent | None, offered: StoredEvent, out: Offered) -> None:
+        if held is not None and event_digest(held) == event_digest(offered):
+            out.duplicates += 1
+        else:
+            out.conflicts.append(offered)
+
+    def held(self, seq: int) -> StoredEvent | None:
+        """The event this replica holds (or holds back) at ``seq``."""
+        pending = self.pending.get(seq)
+        if pending is not None:
+            return pending
+        found = self.store.events(since=seq - 1, limit=1)
+        return found[0] if found and found[0].seq == seq else None
 
     def close(self) -> None:
         self.store.close()

@@ -100,6 +100,7 @@ class CameraLoop:
         self.error: str | None = None
         self._frames: deque[float] = deque(maxlen=600)
         self._last_frame: float | None = None
+        self._frames_ended_t: float | None = None
 
     def _source(self) -> FrameSource:
         source = open_source(self.spec)
@@ -111,13 +112,17 @@ class CameraLoop:
         health = threading.Thread(target=self._health, args=(stop,), daemon=True, name="health")
         health.start()
         source = self._source()
+        last_t: float | None = None
         try:
             source.open()
             while not stop.is_set():
                 frame = source.read()
                 if frame is None:
                     log.info("source %s ended", self.spec)
+                    if last_t is not None:
+                        self._frames_ended_t = last_t + self.sink.clock_offset
                     break
+                last_t = frame.t
                 now = time.time()
                 if not self.sink.clock_offset:
                     self.sink.clock_offset = now - frame.t
@@ -142,7 +147,7 @@ class CameraLoop:
             fps = round(len(recent) / HEALTH_EVERY_S, 2)
             age = None if self._last_frame is None else round(now - self._last_frame, 3)
             try:
-                self.sink.health(fps, age, cpu_temp_c())
+                self.sink.health(fps, age, cpu_temp_c(), self._frames_ended_t)
             except Exception as e:  # the store is closing
                 log.debug("health not logged: %s", e)
                 return

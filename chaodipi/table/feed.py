@@ -15,12 +15,16 @@ the plays still on the table, as a camera would see them, and the sink drops tho
 Several records are several hands: when one is played out the source moves the table to the
 next hand (``next_hand`` as ``system``, see :func:`chaodipi.table.actions.advance_hand`), with the
 next record's contract.
+
+When the records are played out the source goes on as a camera whose frames stopped would: a
+``camera_health`` report every :data:`HEALTH_EVERY_S` with no frame rate and the time since its
+last event, so the table knows the footage ended (the seat clock stops there).
 """
 
 from __future__ import annotations
 
-import json
 import threading
+import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -31,6 +35,8 @@ from chaodipi.table.sink import CameraSink
 
 Camera = tuple[str, dict[str, Any]]
 
+HEALTH_EVERY_S = 5.0
+
 
 class FeedError(ValueError):
     """A feed record that cannot be played; the message is one line."""
@@ -38,11 +44,11 @@ class FeedError(ValueError):
 
 def read_record(path: str | Path) -> dict[str, Any]:
     """A hand record JSON file, checked by the engine."""
-    from engine.record import load_record
+    from engine.record import load_record, parse_record_text
 
     p = Path(path)
     try:
-        data = json.loads(p.read_text(encoding="utf-8"))
+        data = parse_record_text(p.read_text(encoding="utf-8"), str(p))
         load_record(data)
     except OSError as e:
         raise FeedError(f"cannot read feed record {p}: {e.strerror}") from None
@@ -112,6 +118,7 @@ class FeedSource:
         speed: float = 1.0,
         epoch: float | None = None,
         max_gap_s: float = 2.0,
+        health_every_s: float = HEALTH_EVERY_S,
     ) -> None:
         if not records:
             raise FeedError("give at least one feed record")
@@ -121,6 +128,7 @@ class FeedSource:
         self.speed = speed
         self.epoch = epoch
         self.max_gap_s = max_gap_s
+        self.health_every_s = health_every_s
         self.done = threading.Event()
 
     def events(self, index: int, epoch: float) -> list[tuple[float, Camera]]:
@@ -154,3 +162,15 @@ class FeedSource:
             else:
                 break
         self.done.set()
+        self._report_ended(sink, stop)
+
+    def _report_ended(self, sink: CameraSink, stop: threading.Event) -> None:
+        with sink.live.locked() as state:
+            hand = state.hand
+            epoch = self.epoch if self.epoch is not None else hand.started_t
+            index = min(hand.number - state.hands[0].number, len(self.records) - 1)
+        events = self.events(index, epoch)
+        ended_t = epoch + events[-1][0] if events else None
+        ended = time.time()
+        while not stop.wait(self.health_every_s):
+            sink.health(0.0, round(time.time() - ended, 1), None, ended_t)

@@ -139,7 +139,7 @@ class HandFold:
     snapshots: dict[int, list[str]] = field(default_factory=dict)
     closed: bool = False
     logged_result: dict[str, Any] | None = None  # from hand_finished
-    notes: list[str] = field(default_factory=list)
+    notes: list[dict[str, Any]] = field(default_factory=list)  # the fold's notes, as data
     _cache: Scored | None = field(default=None, repr=False)
     _cache_ok: bool = field(default=False, repr=False)
 
@@ -263,7 +263,7 @@ class HandFold:
         try:
             report = audit(load_record(self.record()))
         except ValueError as e:
-            self.notes.append(f"hand {self.number} does not audit: {e}")
+            self.notes.append({"kind": "hand_not_audited", "hand": self.number, "error": str(e)})
             self._cache = None
             return None
         ids = infraction_ids(self.number, report.infractions)

@@ -3,8 +3,11 @@
 This module owns :class:`Outbox`, which ``chaodipi run`` starts when the table config has an
 ``[mqtt]`` section. The log (:mod:`chaodipi.table.store`) is the outbox: nothing is copied into a
 queue that a crash could lose. A thread of its own reads the log after the last event sent and
-publishes each event on ``chaodipi/<tournament>/<table>/events`` (QoS 1, the row as JSON), at
-most ``window`` events ahead of the hub's acknowledgement. It never blocks the camera: it only
+publishes each event on ``chaodipi/<tournament>/<slug>/events`` (QoS 1, the row as JSON; the
+slug is the table id's topic level, :func:`chaodipi.mqtt_link.topic_slug`), at most ``window``
+events ahead of the hub's acknowledgement. With ``[mqtt] hmac_key_file`` every events and
+status message carries ``sig``, its HMAC-SHA256 (:func:`chaodipi.mqtt_link.sign`): a hub that
+holds the table's key stores nothing from this table without it. It never blocks the camera: it only
 reads the log (its own SQLite connection) and paho's network loop runs in paho's thread.
 
 **Where to resume.** The hub publishes, retained, on ``…/<table>/ack`` the highest seq it
@@ -33,9 +36,20 @@ import os
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
-from chaodipi.mqtt_link import MqttConfig, Topics, check_name, dumps, make_client, start
+from chaodipi.mqtt_link import (
+    MqttConfig,
+    Topics,
+    check_table_id,
+    dumps,
+    make_client,
+    read_key,
+    sign,
+    start,
+    topic_slug,
+)
 from chaodipi.table.store import EventStore, StoredEvent
 
 log = logging.getLogger("chaodipi.table.outbox")
@@ -43,9 +57,24 @@ log = logging.getLogger("chaodipi.table.outbox")
 Health = Callable[[], dict[str, Any]]
 
 
-def event_payload(event: StoredEvent) -> bytes:
-    """The message of one event: the log's row as JSON."""
-    return dumps(event.to_json())
+@dataclass(frozen=True)
+class Signer:
+    """Signs one table's messages with its key (no key: messages go unsigned)."""
+
+    tournament: str
+    table: str
+    key: bytes | None = None
+
+    def body(self, topic: str, body: dict[str, Any]) -> dict[str, Any]:
+        if self.key is None:
+            return body
+        return sign(self.key, self.tournament, self.table, topic, body)
+
+
+def event_payload(event: StoredEvent, signer: Signer | None = None) -> bytes:
+    """The message of one event: the log's row as JSON (with ``sig`` when ``signer`` has a key)."""
+    body = event.to_json()
+    return dumps(body if signer is None else signer.body("events", body))
 
 
 class Outbox:
@@ -63,9 +92,11 @@ class Outbox:
         status_every_s: float = 5.0,
     ) -> None:
         self.store = store
-        self.table = check_name("table_id", table)
+        self.table = check_table_id("table_id", table)
         self.cfg = cfg
         self.topics = Topics(cfg.tournament)
+        key = read_key(cfg.hmac_key_file) if cfg.hmac_key_file else None
+        self.signer = Signer(cfg.tournament, table, key)
         self.health = health
         self.window = window
         self.stall_s = stall_s
@@ -86,8 +117,8 @@ class Outbox:
         self._status_t = 0.0
         self.client = make_client(
             cfg,
-            cfg.client_id or f"chaodipi-table-{cfg.tournament}-{table}",
-            will=(self.topics.status(table), dumps({"online": False})),
+            cfg.client_id or f"chaodipi-table-{cfg.tournament}-{topic_slug(table)}",
+            will=(self.topics.status(table), self._status_payload({"online": False})),
             on_connect=self._on_connect,
             on_disconnect=self._on_disconnect,
             on_message=self._on_message,
@@ -195,7 +226,8 @@ class Outbox:
                 with self._lock:
                     if not self.connected or self.sent != sent:
                         return  # reconnected or rewound meanwhile: start over from there
-                    self.client.publish(self.topics.events(self.table), event_payload(event), qos=1)
+                    payload = event_payload(event, self.signer)
+                    self.client.publish(self.topics.events(self.table), payload, qos=1)
                     self.sent = sent = event.seq
             return
         if acked < sent and now - self._progress_t > self._stall_wait:
@@ -218,7 +250,9 @@ class Outbox:
         health: dict[str, Any] = {}
         if self.health is not None:
             with contextlib.suppress(Exception):
-                health = self.health()
+                reported = self.health()
+                json.dumps(reported, allow_nan=False)  # a signature needs plain JSON
+                health = reported if isinstance(reported, dict) else {}
         body = {
             "online": True,
             "t": time.time(),
@@ -226,7 +260,11 @@ class Outbox:
             "acked": self.acked,
             "health": health,
         }
-        self.client.publish(self.topics.status(self.table), dumps(body), qos=1, retain=True)
+        payload = self._status_payload(body)
+        self.client.publish(self.topics.status(self.table), payload, qos=1, retain=True)
+
+    def _status_payload(self, body: dict[str, Any]) -> bytes:
+        return dumps(self.signer.body("status", body))
 
     def stop(self, timeout: float = 3.0) -> None:
         """Stop sending, say ``offline`` (retained) and disconnect; keeps the acked seq."""
@@ -235,9 +273,8 @@ class Outbox:
         if self._thread is not None:
             self._thread.join(timeout=timeout)
         if self.connected:
-            info = self.client.publish(
-                self.topics.status(self.table), dumps({"online": False}), qos=1, retain=True
-            )
+            offline = self._status_payload({"online": False})
+            info = self.client.publish(self.topics.status(self.table), offline, qos=1, retain=True)
             with contextlib.suppress(Exception):
                 info.wait_for_publish(timeout)
         self.client.disconnect()

@@ -3,8 +3,9 @@
 This module owns the table service's life. :class:`TableService` opens the table's log
 (``<data_dir>/<table_id>.sqlite``), starts it with a ``hand_started`` when it is empty — or,
 when it is not, *resumes*: the fold of the log is the state, the hand in play goes on — then
-serves the web app with waitress (a production WSGI server; ``[service] web_threads`` threads,
-each live spectator stream holds one) and runs the source in a thread: the camera pipeline
+serves the web app (:class:`web_dashboard.server.WebServer`: uvicorn in front, live spectator
+streams without a thread each, pages and the API in ``[service] web_threads`` threads, the
+referee console in threads of its own) and runs the source in a thread: the camera pipeline
 (:mod:`chaodipi.table.camera_loop`) or, with ``--feed``, recorded hands
 (:mod:`chaodipi.table.feed`).
 
@@ -20,11 +21,16 @@ and doubles nothing. ``tests/table/test_service.py`` kills the service at random
 
 **Stopping.** SIGTERM or SIGINT stops the source (the pipeline releases its held plays), then
 the web server, then closes the log (checkpointed), and the process exits 0.
+
+**Refusing to start.** A bad config, feed or log, a referee PIN that is too easy to guess
+(:func:`chaodipi.config.check_referee_pin`: under six digits, one digit repeated, a run such
+as 123456, the demo's) or a port already in use: one line naming the fix, exit status 2.
 """
 
 from __future__ import annotations
 
 import argparse
+import errno
 import logging
 import signal
 import sys
@@ -36,7 +42,14 @@ from types import FrameType
 from typing import Any
 
 from chaodipi import sdnotify
-from chaodipi.config import ConfigError, TableConfig, default_config, load_config
+from chaodipi.config import (
+    ConfigError,
+    TableConfig,
+    check_referee_pin,
+    default_config,
+    load_config,
+    port_number,
+)
 from chaodipi.table.actions import start_table
 from chaodipi.table.evidence import Evidence
 from chaodipi.table.feed import FeedError, FeedSource, contract_of, read_record
@@ -116,34 +129,31 @@ class TableService:
         return CameraLoop(self.config, self.source, self.sink, CardDetector(model), contract)
 
     def serve(self, bind: str, port: int) -> tuple[str, int]:
-        """Start the web server and the source; returns the address served."""
-        from waitress.server import create_server
-
-        from web_dashboard.app import create_app
+        """Start the web server and the source; returns the address served (``OSError`` when
+        the port is taken, before anything starts)."""
+        from web_dashboard.app import STREAM_PATH, create_app
+        from web_dashboard.server import WebServer
 
         app = create_app(self.store, self.config, live=self.live)
-        self._server = create_server(
+        server = WebServer(
             app,
-            host=bind,
-            port=port,
+            {STREAM_PATH: self.live},
             threads=self.threads,
-            connection_limit=self.threads + 32,
-            channel_timeout=60,
-            ident="chaodipi",
+            trusted_proxies=self.config.web.trusted_proxies,
         )
-        web = threading.Thread(target=self._server.run, daemon=True, name="web")
-        web.start()
+        host, bound = server.start(bind, port)
+        self._server = server
         assert self._runner is not None
         source = threading.Thread(target=self._runner, args=(self.stop_event,), name="source")
         source.start()
-        self._threads = [source, web]
+        self._threads = [source]
         if self.config.mqtt is not None:
             from chaodipi.table.outbox import Outbox
 
             health = lambda: self.live.public_json()["camera"]  # noqa: E731
             self.outbox = Outbox(self.store, self.config.table_id, self.config.mqtt, health=health)
             self.outbox.start()
-        return str(self._server.effective_host), int(self._server.effective_port)
+        return host, bound
 
     def source_alive(self) -> bool:
         """Whether the source works: its thread runs, or it ended without a camera error (a
@@ -163,13 +173,13 @@ class TableService:
             self.outbox.stop()
         self.store.close()  # live streams see it closed and end
         if self._server is not None:
-            self._server.task_dispatcher.shutdown(timeout=3)
-            self._server.close()
+            self._server.stop()
 
 
 def build_service(args: argparse.Namespace) -> TableService:
     """The service the command line asks for."""
     config = load_config(args.config) if args.config else default_config()
+    check_referee_pin(config.web.referee_pin, args.config)  # before the log is opened
     if args.data_dir:
         config = replace(config, service=replace(config.service, data_dir=str(args.data_dir)))
     feed = None
@@ -197,7 +207,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
     cfg = service.config.web
-    host, port = service.serve(args.bind or cfg.bind, cfg.port if args.port is None else args.port)
+    bind, wanted = args.bind or cfg.bind, cfg.port if args.port is None else args.port
+    try:
+        host, port = service.serve(bind, wanted)
+    except OSError as e:
+        service.stop()
+        print(f"chaodipi run: {port_problem(bind, wanted, e)}", file=sys.stderr)
+        return 2
     if not service.config.web.referee_pin:
         warning = "no referee PIN set ([web] referee_pin): the console is locked"
         print(f"chaodipi run: {warning}", file=sys.stderr)
@@ -210,6 +226,17 @@ def cmd_run(args: argparse.Namespace) -> int:
     service.stop()
     print("chaodipi run: stopped, log closed", flush=True)
     return 0
+
+
+def port_problem(bind: str, port: int, error: OSError) -> str:
+    """One line for a port the service cannot listen on, naming the fix."""
+    if error.errno == errno.EADDRINUSE:
+        return (
+            f"port {port} on {bind} is already in use (another chaodipi run?): stop what serves "
+            "there, or give another --port (or [web] port)"
+        )
+    why = error.strerror or str(error)
+    return f"cannot listen on {bind}:{port} ({why}): check [web] bind / --bind and --port"
 
 
 def add_run_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:  # type: ignore[type-arg]
@@ -232,7 +259,7 @@ def add_run_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser: 
     p.add_argument("--epoch", type=float, help="feed times from this Unix time (default: start)")
     p.add_argument("--data-dir", type=Path, help="override [service] data_dir")
     p.add_argument("--bind", help="override [web] bind")
-    p.add_argument("--port", type=int, help="override [web] port (0: any free port)")
+    p.add_argument("--port", type=port_number, help="override [web] port (0: any free port)")
     p.add_argument("--threads", type=int, help="override [service] web_threads")
     p.set_defaults(func=cmd_run)
     return p

@@ -111,8 +111,20 @@ class CameraSink:
             self.live.append("snapshot", {"hand": hand, "trick": trick, "path": path}, "system")
 
     def health(
-        self, fps: float | None, last_frame_age_s: float | None, cpu_temp_c: float | None
+        self,
+        fps: float | None,
+        last_frame_age_s: float | None,
+        cpu_temp_c: float | None,
+        frames_ended_t: float | None = None,
     ) -> int:
-        """Log a ``camera_health`` event (the caller keeps it to one per 5 s)."""
-        data = {"fps": fps, "last_frame_age_s": last_frame_age_s, "cpu_temp_c": cpu_temp_c}
+        """Log a ``camera_health`` event (the caller keeps it to one per 5 s);
+        ``frames_ended_t``: the last frame's time on the events' clock once a recording has
+        played out (at a replay's speed that clock runs ahead of the wall clock)."""
+        data: dict[str, Any] = {
+            "fps": fps,
+            "last_frame_age_s": last_frame_age_s,
+            "cpu_temp_c": cpu_temp_c,
+        }
+        if frames_ended_t is not None:
+            data["frames_ended_t"] = frames_ended_t
         return self.live.append("camera_health", data, "camera")

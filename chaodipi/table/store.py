@@ -128,7 +128,19 @@ class EventStore:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        folder = self.path.parent
+        if folder.exists() and not folder.is_dir():
+            raise StoreError(
+                f"data_dir {folder} is a file, not a folder: set data_dir in the config (or "
+                "--data-dir) to a folder"
+            )
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise StoreError(
+                f"cannot create data_dir {folder} ({e.strerror}): set data_dir in the config "
+                "(or --data-dir) to a folder the service may write"
+            ) from None
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)
         self._local = threading.local()

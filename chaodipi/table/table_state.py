@@ -18,7 +18,13 @@ starts
   transaction; ``hand_finished`` only records the result for the hub).
 * ``next_match`` starts a new match from levels 2–2.
 * An event that cannot apply (a bad logged payload) is skipped with a note for the referee; the
-  fold never fails.
+  fold never fails. Notes are data (``notes_data``: a kind and its facts) with an English line
+  each (``notes``).
+* The seat clock (``hand.clock``) runs from the hand's last play for the seat to play next.
+  Before the hand's first play there is none: the first lead is timed from the kitty's burial,
+  which the camera does not see. It stops :data:`IDLE_AFTER_S` after the last play (the hand is
+  idle) or at the camera's last frame once its health says frames stopped coming (the source
+  ended or stalled, :data:`CAMERA_STOPPED_S`), so both follow from the log alone.
 
 Spectator JSON (:meth:`TableState.to_public_json`) carries no proof, evidence, conflicts,
 corrections, notes or referee names; dismissed infractions are left out of it, and so are
@@ -28,6 +34,7 @@ are the referee's question until confirmed.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -50,6 +57,13 @@ from engine.record import load_record
 CAMERA_HAND_KINDS = ("play", "trick_cleared", "kitty")
 EVIDENCE_URL = "/api/referee/evidence/"
 DEFAULT_LEVELS = {"NS": "2", "EW": "2"}
+IDLE_AFTER_S = 120.0
+"""No card for this long after the last play: the hand is idle (a break, a ruling, the feed
+has ended) and the seat's clock stops there — it shows that the seat took at least this long,
+not how long the pause lasted."""
+CAMERA_STOPPED_S = 10.0
+"""The camera's health reporting no frame for this long (two reports at one per 5 s): its
+source has ended or stalled, and the seat's clock stops at its last frame."""
 
 
 def default_contract(rules: str = "XX") -> dict[str, Any]:
@@ -79,6 +93,18 @@ class Camera:
     last_frame_age_s: float | None = None
     reported_t: float | None = None
     calibration_ok: bool | None = None
+    frames_ended_t: float | None = None
+
+    def frames_stopped_at(self) -> float | None:
+        """When the camera's last frame came, if its last health report says the recording
+        played out (``frames_ended_t``, on the events' clock) or frames stopped coming
+        (:data:`CAMERA_STOPPED_S`); None while they come or when nothing says."""
+        if self.frames_ended_t is not None:
+            return self.frames_ended_t
+        age, at = self.last_frame_age_s, self.reported_t
+        if age is None or at is None or age < CAMERA_STOPPED_S:
+            return None
+        return at - age
 
 
 @dataclass
@@ -92,7 +118,7 @@ class TableState:
     match: MatchState = field(init=False)
     match_number: int = 1
     camera: Camera = field(default_factory=Camera)
-    notes: list[str] = field(default_factory=list)
+    notes: list[dict[str, Any]] = field(default_factory=list)  # as :func:`note_text` reads them
     _json: dict[tuple[str, int], dict[str, Any]] = field(default_factory=dict, repr=False)
     _implicit_first: bool = field(default=True, repr=False)  # hand 1 before hand_started
 
@@ -118,7 +144,9 @@ class TableState:
         try:
             self._apply(event)
         except (ValueError, KeyError, TypeError, IndexError) as e:
-            self.notes.append(f"seq {event.seq} ({event.kind}) ignored: {e}")
+            self.notes.append(
+                {"kind": "event_skipped", "seq": event.seq, "event": event.kind, "error": str(e)}
+            )
 
     def _apply(self, ev: StoredEvent) -> None:
         kind, data, hand = ev.kind, ev.data, self.hand
@@ -130,6 +158,7 @@ class TableState:
             self.camera.fps = _num(data.get("fps"))
             self.camera.last_frame_age_s = _num(data.get("last_frame_age_s"))
             self.camera.reported_t = ev.t
+            self.camera.frames_ended_t = _num(data.get("frames_ended_t"))
         elif kind == "calibration_drift":
             self.camera.calibration_ok = bool(data.get("ok"))
         elif kind == "snapshot":
@@ -182,6 +211,7 @@ class TableState:
             "note": ev.data.get("note"),
             "actor": ev.actor,
             "seq": ev.seq,
+            "t": ev.t,
         }
         hand.changed()
 
@@ -242,7 +272,14 @@ class TableState:
             try:
                 self.match.apply(outcome)
             except MatchError as e:
-                self.notes.append(f"seq {ev.seq}: hand {hand.number} not counted: {e}")
+                self.notes.append(
+                    {
+                        "kind": "hand_not_counted",
+                        "seq": ev.seq,
+                        "hand": hand.number,
+                        "error": str(e),
+                    }
+                )
         hand.closed = True
         game = self.match.current
         self.hands.append(
@@ -300,7 +337,7 @@ class TableState:
             self._json[key] = cached
         out = dict(cached)
         out["server_time"] = now
-        out["hand"] = _with_clock(cached["hand"], now)
+        out["hand"] = _with_clock(cached["hand"], now, self.camera.frames_stopped_at())
         out["camera"] = self._camera_json(now)
         return out
 
@@ -341,7 +378,9 @@ class TableState:
                 for c in hand.live_corrections()
             ]
             out["chao_di"] = [dict(c) for c in hand.chao]
-            out["notes"] = [*self.notes, *(n for h in self.hands for n in h.notes)]
+            notes = [*self.notes, *(n for h in self.hands for n in h.notes)]
+            out["notes"] = [note_text(n) for n in notes]
+            out["notes_data"] = [dict(n) for n in notes]
         return out
 
     def _infractions(self, hand: HandFold, referee: bool) -> list[dict[str, Any]]:
@@ -369,10 +408,12 @@ class TableState:
                     "cards": list(inf.cards),
                     "found_at": inf.found_at,
                     "proof": inf.proof,
+                    "proof_data": copy.deepcopy(inf.proof_data),
                     "unsure_reads": _unsure_read_rows(inf.unsure_reads, record),
                     "evidence": _urls(hand.evidence_of(inf.trick, inf.found_at)),
                     "note": decision.get("note"),
                     "decided_by": decision.get("actor"),
+                    "decided_at": decision.get("t"),
                 }
             out.append(row)
         return out
@@ -457,11 +498,33 @@ def _urls(paths: Iterable[str]) -> list[str]:
     return [EVIDENCE_URL + p.removeprefix("evidence/") for p in paths]
 
 
-def _with_clock(hand: dict[str, Any], now: float) -> dict[str, Any]:
+def note_text(note: Mapping[str, Any]) -> str:
+    """The English line of a note of the fold (``notes_data`` in the referee state)."""
+    if note["kind"] == "event_skipped":
+        return f"seq {note['seq']} ({note['event']}) ignored: {note['error']}"
+    if note["kind"] == "hand_not_counted":
+        return f"seq {note['seq']}: hand {note['hand']} not counted: {note['error']}"
+    return f"hand {note['hand']} does not audit: {note['error']}"
+
+
+def _with_clock(
+    hand: dict[str, Any], now: float, frames_stopped_at: float | None
+) -> dict[str, Any]:
+    """The hand with its clock at ``now``: stopped at ``until`` (the hand idle, or the camera's
+    frames stopped after the last play), over when the seat took longer than the limit."""
     clock = hand.get("clock")
-    if clock is None or clock["limit_s"] is None:
+    if clock is None:
         return hand
-    return {**hand, "clock": {**clock, "over": now - clock["since"] > clock["limit_s"]}}
+    until = clock["until"]
+    # frames stopped after the last play: the clock has stopped, even where a replay's clock
+    # runs ahead of ``now``
+    frames_stopped = frames_stopped_at is not None and frames_stopped_at >= clock["since"]
+    if frames_stopped:
+        until = min(until, frames_stopped_at)
+    stopped = frames_stopped or now >= until
+    took = (until if stopped else now) - clock["since"]
+    over = clock["limit_s"] is not None and took > clock["limit_s"]
+    return {**hand, "clock": {**clock, "until": until, "stopped": stopped, "over": over}}
 
 
 def hand_json(hand: HandFold) -> dict[str, Any]:
@@ -536,12 +599,17 @@ def _scored_hand(hand: HandFold, scored: Scored) -> dict[str, Any]:
         current = {"number": len(complete) + 1, "leader": leader, "plays": [], "to_play": leader}
     times = [p.t for t in report.tricks for p in t.plays if p.t is not None]
     clock = None
-    if current is not None and current["to_play"] is not None:
+    # Before the hand's first play nobody is on the clock: the first lead is timed from the
+    # kitty's burial, which the camera does not see.
+    if current is not None and current["to_play"] is not None and times:
+        since = max(times)
         clock = {
             "seat": current["to_play"],
-            "since": max(times) if times else hand.started_t,
+            "since": since,
             "limit_s": profile.play_time_limit_s,
             "over": False,
+            "until": since + IDLE_AFTER_S,
+            "stopped": False,
         }
     result = report.to_json()["result"]
     return {

@@ -187,6 +187,7 @@ def test_demo_takes_the_next_free_port_when_the_first_is_busy(
     config = default_config()
     config = replace(config, service=replace(config.service, data_dir=str(tmp_path)))
     feed = ClipFeed(record, read_events(truth_path), fps=10, speed=1000)
+    feed.health_every_s = 0.5
     service = DemoService(config, contract_of(record), model=None, feed=feed, speed=1000)
     try:
         service.prepare()
@@ -196,6 +197,8 @@ def test_demo_takes_the_next_free_port_when_the_first_is_busy(
         url = f"http://127.0.0.1:{port}"
         wait_until(lambda: plays_seen(state(url)) >= 20)
         assert plays_seen(state(url)) == 20
+        # the footage has ended: the seat clock stops at its last frame, nobody's time grows
+        assert wait_until(lambda: (state(url)["hand"]["clock"] or {}).get("stopped") is True)
     finally:
         service.stop()
         busy.close()

@@ -1,6 +1,9 @@
 """deploy/: shell scripts pass shellcheck, systemd units pass ``systemd-analyze verify``, the
-config templates load with chaodipi's loaders, logrotate accepts its file, and the installer's
-dry run shows its plan.
+config templates load with chaodipi's loaders (their commented TLS and signing settings too,
+with the files ``make-certs.sh`` makes), logrotate accepts its file, the installer's dry run
+shows its plan, ``make-certs.sh`` makes certificates openssl verifies, and the broker config
+allows no anonymous client and no plain MQTT beyond this machine
+(``tests/hub/test_hub_tls.py`` runs it in a real Mosquitto).
 
 ``systemd-analyze verify`` refuses a unit whose ExecStart binary does not exist, and
 ``/opt/chaodipi/venv/bin/chaodipi`` exists only on an installed Pi. So each unit is verified as
@@ -46,7 +49,8 @@ def entry_point() -> str:
 
 def test_there_is_something_to_check() -> None:
     names = {p.name for p in [*SCRIPTS, *UNITS]}
-    assert {"install-pi.sh", "chaodipi-table.service", "chaodipi-hub.service"} <= names
+    assert {"install-pi.sh", "make-certs.sh", "chaodipi-table.service"} <= names
+    assert "chaodipi-hub.service" in names
 
 
 @pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: p.name)
@@ -214,3 +218,146 @@ def test_hub_speaks_the_notify_protocol_its_unit_expects() -> None:
         "chaodipi/hub/hub.py: call sdnotify.ready() once serving and Watchdog().tick() in the main "
         "loop (see cmd_run in chaodipi/table/service.py), or change deploy/chaodipi-hub.service"
     )
+
+
+# ------------------------------------------------------------------ broker: TLS, passwords, keys
+
+
+def make_certs(out: Path, *names: str, broker: str = "hub.local,192.168.1.10") -> None:
+    needs("openssl")
+    script = str(DEPLOY / "make-certs.sh")
+    subprocess.run([script, "--out", str(out), "--broker", broker, *names], check=True,
+                   capture_output=True, text=True)  # fmt: skip
+
+
+def test_make_certs_makes_a_venue_ca_certificates_passwords_and_keys(tmp_path: Path) -> None:
+    openssl = needs("openssl")
+    out = tmp_path / "venue"
+    make_certs(out, "T01", "t--b107a17e48")
+    users = ("hub", "T01", "t--b107a17e48")
+    certs = [str(out / f"{name}.crt") for name in ("broker", *users)]
+    verify = subprocess.run(
+        [openssl, "verify", "-CAfile", str(out / "ca.crt"), *certs], capture_output=True, text=True
+    )
+    assert verify.returncode == 0, verify.stdout + verify.stderr
+    san = subprocess.run(
+        [openssl, "x509", "-in", str(out / "broker.crt"), "-noout", "-ext", "subjectAltName"],
+        capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    assert "DNS:hub.local" in san and "IP Address:192.168.1.10" in san
+    secrets = [
+        "ca.key",
+        "broker.key",
+        *(f"{u}.{ext}" for u in users for ext in ("key", "password")),
+    ]
+    secrets += ["T01.hmac", "t--b107a17e48.hmac"]
+    for name in secrets:
+        assert (out / name).stat().st_mode & 0o777 == 0o600, name
+    assert len((out / "T01.hmac").read_text().strip()) == 64
+    assert not (out / "hub.hmac").exists()  # the hub signs nothing
+    if shutil.which("mosquitto_passwd"):
+        assert sorted(
+            line.split(":")[0] for line in (out / "passwd").read_text().split()
+        ) == sorted(users)
+
+    # again with a table more: the CA, keys and passwords already there stay as they are
+    before = {p.name: p.read_bytes() for p in out.iterdir() if p.name != "passwd"}
+    make_certs(out, "T02")
+    after = {p.name: p.read_bytes() for p in out.iterdir()}
+    assert all(after[name] == data for name, data in before.items() if name != "ca.srl")
+    assert {"T02.crt", "T02.key", "T02.password", "T02.hmac"} <= set(after)
+
+
+def test_make_certs_refuses_bad_arguments_in_one_line(tmp_path: Path) -> None:
+    needs("openssl")
+    script = str(DEPLOY / "make-certs.sh")
+    for args, words in (
+        (["七号桌"], "give its MQTT user name, the table's topic slug"),
+        (["--broker", "hub.local", "七号桌"], "give its MQTT user name, the table's topic slug"),
+        (["--broker", "hub.local"], "name at least one table"),
+        (["--broker", "hub.local", "hub"], "the hub's own MQTT user"),
+        (["--days", "many", "--broker", "hub.local", "T01"], "--days many"),
+    ):
+        proc = subprocess.run(
+            [script, "--out", str(tmp_path / "x"), *args], capture_output=True, text=True
+        )
+        assert proc.returncode == 2, (args, proc.stderr)
+        assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("make-certs: "), proc.stderr
+        if args[0] != "七号桌":
+            assert words in proc.stderr, proc.stderr
+    assert not (tmp_path / "x").exists()
+
+
+def test_the_broker_config_wants_passwords_and_tls_and_keeps_plain_mqtt_local() -> None:
+    lines = [
+        line.split("#")[0].strip()
+        for line in (DEPLOY / "mosquitto" / "chaodipi.conf").read_text().splitlines()
+    ]
+    settings = [line.split() for line in lines if line]
+    assert ["allow_anonymous", "false"] in settings
+    assert ["allow_anonymous", "true"] not in settings
+    assert any(s[0] == "password_file" for s in settings) and any(
+        s[0] == "acl_file" for s in settings
+    )
+    listeners: dict[str, dict[str, str]] = {}
+    current: dict[str, str] | None = None
+    for words in settings:
+        if words[0] == "listener":
+            current = listeners.setdefault(" ".join(words[1:]), {})
+        elif current is not None:
+            current[words[0]] = " ".join(words[1:])
+    assert set(listeners) == {"1883 127.0.0.1", "8883"}
+    tls = listeners["8883"]
+    assert {"cafile", "certfile", "keyfile"} <= set(tls)
+    assert tls["require_certificate"] == "true" and tls["tls_version"] == "tlsv1.2"
+    for port, options in listeners.items():
+        if not port.endswith(("127.0.0.1", "localhost", "::1")):
+            assert "certfile" in options, f"listener {port} serves plain MQTT beyond this machine"
+    # Debian's mosquitto.conf sets these already; saying them again stops the broker
+    assert not any(s[0].startswith("persistence") for s in settings)
+
+
+def uncomment(text: str) -> str:
+    """A template's commented-out settings (``# key = "…"``, ``# [section]``) switched on."""
+    return re.sub(r'^# (\[\w+\]$|[\w"]+ = ["\d])', r"\1", text, flags=re.M)
+
+
+def test_the_table_template_takes_tls_a_password_and_a_signing_key(tmp_path: Path) -> None:
+    out = tmp_path / "venue"
+    make_certs(out, "table-1")
+    text = uncomment((DEPLOY / "table.example.toml").read_text(encoding="utf-8"))
+    for etc, mine in {
+        "mqtt.password": "table-1.password",
+        "ca.crt": "ca.crt",
+        "table.crt": "table-1.crt",
+        "table.key": "table-1.key",
+        "table.hmac": "table-1.hmac",
+    }.items():
+        assert f'"/etc/chaodipi/{etc}"' in text, etc
+        text = text.replace(f'"/etc/chaodipi/{etc}"', f'"{out / mine}"')
+    path = tmp_path / "table.toml"
+    path.write_text(text, encoding="utf-8")
+    mqtt = load_config(path).mqtt
+    assert mqtt is not None and mqtt.tls and mqtt.port == 8883
+    assert (mqtt.username, mqtt.hmac_key_file) == ("table-1", str(out / "table-1.hmac"))
+
+
+def test_the_hub_template_takes_tls_and_every_tables_key(tmp_path: Path) -> None:
+    from chaodipi.hub.config import load_hub_config
+
+    out = tmp_path / "venue"
+    tables = [f"T0{i}" for i in range(1, 9)]
+    make_certs(out, *tables)
+    text = (DEPLOY / "hub.example.toml").read_text(encoding="utf-8")
+    local = (
+        'host = "127.0.0.1"        # the broker on this machine: its plain listener, local only\n'
+    )
+    assert local + "port = 1883\n" in text
+    text = uncomment(text.replace(local + "port = 1883\n", ""))
+    text = text.replace("/etc/chaodipi/keys/", f"{out}/").replace("/etc/chaodipi/", f"{out}/")
+    path = tmp_path / "hub.toml"
+    path.write_text(text, encoding="utf-8")
+    config = load_hub_config(path)
+    assert config.mqtt.tls and config.mqtt.port == 8883 and config.mqtt.username == "hub"
+    assert config.mqtt.cert_file == str(out / "hub.crt")
+    assert config.table_keys == {t: str(out / f"{t}.hmac") for t in tables}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 import subprocess
 import sys
@@ -12,6 +13,7 @@ import pytest
 
 from engine.profiles import (
     KNOB_DOCS,
+    KNOB_RULES,
     PROFILE_NAMES,
     PROFILE_SOURCES,
     ProfileError,
@@ -78,14 +80,71 @@ def test_overrides_change_only_the_named_knob() -> None:
 @pytest.mark.parametrize(
     ("overrides", "message"),
     [
-        ({"no_such_knob": 1}, "unknown rule knob"),
-        ({"tractor_hollow": "yes"}, "true or false"),
-        ({"penalty_hidden_card": "eighty"}, "number"),
+        ({"no_such_knob": 1}, 'rules: unknown rule knob "no_such_knob"'),
+        ({"tractor_hollow": "yes"}, 'rules.tractor_hollow: must be true or false, got "yes"'),
+        ({"tractor_hollow": 1}, "rules.tractor_hollow: must be true or false, got 1"),
+        ({"penalty_hidden_card": "eighty"}, "penalty_hidden_card: must be an integer from 0 to"),
+        ({"kitty_size": None}, "rules.kitty_size: must be an integer from 4 to 12, got null"),
+        (
+            {"points_per_level": 0},
+            "rules.points_per_level: must be an integer from 5 to 200, got 0",
+        ),
+        ({"turnover_points": 85.5}, "rules.turnover_points: must be an integer .* got 85.5"),
+        ({"big_win_points": "200"}, 'big_win_points: must be an integer .*, or null, got "200"'),
+        ({"must_play_levels": 1}, "rules.must_play_levels: must be a list of distinct ranks"),
+        ({"must_play_levels": "A"}, 'must_play_levels: must be a list .* got "A"'),
+        ({"must_play_levels": ["A", "A"]}, "must_play_levels: must be a list of distinct"),
+        ({"jump_wins_at_levels": ["1"]}, 'jump_wins_at_levels: .* got "1" in the list'),
+        ({"direction": "sideways"}, 'direction: must be one of "clockwise", "counterclockwise"'),
+        ({"play_time_limit_s": float("inf")}, "play_time_limit_s: must be a number .* Infinity"),
+        ({"play_time_limit_s": 0}, "play_time_limit_s: must be a number from 1 to 3600, or null"),
+        ({"match_best_of": 2}, "match_best_of: must be one of 1, 3, 5, 7, 9, got 2"),
     ],
 )
-def test_bad_overrides_raise_a_one_line_error(overrides: dict[str, object], message: str) -> None:
-    with pytest.raises(ProfileError, match=message):
+def test_bad_overrides_raise_a_one_line_error_naming_the_knob_and_what_is_allowed(
+    overrides: dict[str, object], message: str
+) -> None:
+    with pytest.raises(ProfileError, match=message) as err:
         get_profile("XX", overrides)
+    assert "\n" not in str(err.value)
+
+
+def test_an_override_error_names_where_the_overrides_came_from() -> None:
+    with pytest.raises(ProfileError, match=r"^rule_overrides\.kitty_size: "):
+        get_profile("XX", {"kitty_size": 99}, where="rule_overrides")
+    with pytest.raises(ProfileError, match="rule_overrides: must be an object"):
+        get_profile("XX", ["kitty_size"], where="rule_overrides")  # type: ignore[arg-type]
+
+
+def test_good_overrides_take_the_knobs_own_form() -> None:
+    changed = get_profile(
+        "HF", {"play_time_limit_s": 20, "big_win_points": None, "jump_wins_at_levels": []}
+    )
+    assert changed.play_time_limit_s == 20.0 and isinstance(changed.play_time_limit_s, float)
+    assert changed.big_win_points is None
+    assert changed.jump_wins_at_levels == ()
+
+
+def test_every_numeric_knob_has_its_range_written_beside_it() -> None:
+    fields = {f.name: f for f in dataclasses.fields(RuleProfile)}
+    for knob, rule in KNOB_RULES.items():
+        if rule.kind in ("int", "float"):
+            assert {"low", "high"} <= set(fields[knob].metadata), knob
+            assert rule.low <= rule.high, knob
+
+
+def test_the_record_schema_states_every_knobs_rule() -> None:
+    schema = json.loads((ROOT / "engine/schema/hand-record.schema.json").read_text("utf-8"))
+    overrides = schema["properties"]["rule_overrides"]
+    assert overrides["additionalProperties"] is False
+    assert overrides["properties"] == {k: r.json_schema() for k, r in KNOB_RULES.items()}
+
+
+def test_every_profile_keeps_to_its_own_knob_rules() -> None:
+    for name in PROFILE_NAMES:
+        profile = get_profile(name)
+        for knob, rule in KNOB_RULES.items():
+            assert rule.check(getattr(profile, knob), knob) == getattr(profile, knob), (name, knob)
 
 
 def test_unknown_profile_names_the_choices() -> None:

@@ -1,6 +1,7 @@
 """Tables → hub through a real Mosquitto broker: the outbox resends after a broker restart, the
 hub applies every event exactly once (duplicates and reordering included), rejects unknown
-tables, and works with per-table passwords, an ACL and TLS."""
+tables, and works with per-table passwords, an ACL and TLS. Every table signs its events with
+its key, as hub.toml's ``[table_keys]`` lists it."""
 
 from __future__ import annotations
 
@@ -16,9 +17,10 @@ import pytest
 
 from chaodipi.hub.config import HubConfig, HubConfigError, load_hub_config, parse_hub_config
 from chaodipi.hub.hub import Hub
-from chaodipi.mqtt_link import MqttConfig, Topics, make_client, start
-from chaodipi.table.outbox import Outbox, event_payload
+from chaodipi.mqtt_link import MqttConfig, Topics, make_client, read_key, start
+from chaodipi.table.outbox import Outbox, Signer, event_payload
 from chaodipi.table.store import EventStore
+from tests.hub_helpers import key_file
 from tests.mqtt_broker import MOSQUITTO, SKIP_REASON, Broker
 from tests.waiting import DEADLINE_S, wait_until
 
@@ -39,7 +41,14 @@ def hub_config(folder: Path, port: int, tables: tuple[str, ...], **mqtt: Any) ->
         tables=tables,
         data_dir=str(folder / "hub"),
         mqtt=MqttConfig(host="127.0.0.1", port=port, tournament="cup", **mqtt),
+        table_keys={t: str(key_file(folder, t)) for t in tables},
     )
+
+
+def table_mqtt(folder: Path, port: int, table: str, **mqtt: Any) -> MqttConfig:
+    """A table's [mqtt]: the broker and the table's signing key (the hub's copy of it)."""
+    key = str(key_file(folder, table))
+    return MqttConfig(host="127.0.0.1", port=port, tournament="cup", hmac_key_file=key, **mqtt)
 
 
 def play(store: EventStore, n: int, start: int = 0) -> None:
@@ -61,7 +70,7 @@ def test_the_outbox_resends_after_a_broker_restart_and_the_hub_holds_every_event
     hub = Hub(hub_config(tmp_path, broker.port, ("T1",)))
     hub.start()
     store = EventStore(tmp_path / "table" / "T1.sqlite")
-    cfg = MqttConfig(host="127.0.0.1", port=broker.port, tournament="cup")
+    cfg = table_mqtt(tmp_path, broker.port, "T1")
     outbox = Outbox(store, "T1", cfg, stall_s=1.0, status_every_s=0.5)
     outbox.start()
     try:
@@ -106,13 +115,15 @@ def test_duplicates_and_reordered_events_are_applied_once_in_order(
         assert hub.connected.wait(DEADLINE_S)
         order = [events[0], events[0], events[2], events[1], events[1], events[3], events[2]]
         order += [events[5], events[4], events[5], events[0]]
+        signer = Signer("cup", "T1", read_key(key_file(tmp_path, "T1")))
         for ev in order:
-            client.publish(topics.events("T1"), event_payload(ev), qos=1)
+            client.publish(topics.events("T1"), event_payload(ev, signer), qos=1)
         assert hub.wait_for("T1", 6, DEADLINE_S)
         # every message sent has reached the hub: each one applied or counted as a duplicate
         assert wait_until(lambda: hub.stats.applied + hub.stats.duplicates >= len(order))
         assert rows(hub.replicas["T1"].store.path) == rows(store.path)
         assert hub.stats.applied == 6 and hub.stats.duplicates == 5
+        assert hub.stats.conflicts == 0 and hub.stats.rejected == 0
         assert wait_until(lambda: any(a["seq"] == 6 for a in acks))
     finally:
         client.disconnect()
@@ -125,8 +136,7 @@ def test_events_of_a_table_not_in_hub_toml_are_rejected(tmp_path: Path, broker: 
     hub = Hub(hub_config(tmp_path, broker.port, ("T1",)))
     hub.start()
     store = EventStore(tmp_path / "stranger" / "T9.sqlite")
-    cfg = MqttConfig(host="127.0.0.1", port=broker.port, tournament="cup")
-    outbox = Outbox(store, "T9", cfg)
+    outbox = Outbox(store, "T9", table_mqtt(tmp_path, broker.port, "T9"))
     outbox.start()
     try:
         play(store, 3)
@@ -145,14 +155,36 @@ def test_a_bad_hub_toml_gets_one_line_naming_the_key(tmp_path: Path) -> None:
     path = tmp_path / "hub.toml"
     with pytest.raises(HubConfigError, match=r"tables .*write tables = "):
         parse_hub_config({"tables": []}, path)
-    with pytest.raises(HubConfigError, match=r"cannot name an MQTT topic level"):
+    with pytest.raises(HubConfigError, match=r"tables: table id 'T/1' cannot name a table"):
         parse_hub_config({"tables": ["T/1"]}, path)
+    with pytest.raises(HubConfigError, match=r"tables lists a table twice"):
+        parse_hub_config({"tables": ["七号桌", "七号桌"]}, path)
+    assert parse_hub_config({"tables": ["七号桌", "Table 7"]}, path).tables == ("七号桌", "Table 7")
     with pytest.raises(HubConfigError, match=r"bracket.tables.*'T3', not in tables"):
         parse_hub_config(
             {"tables": ["T1"], "bracket": {"entrants": ["a", "b"], "tables": [["T3"]]}}, path
         )
     with pytest.raises(HubConfigError, match=r"mqtt.ca_file .* does not exist"):
         parse_hub_config({"tables": ["T1"], "mqtt": {"ca_file": "/nope.pem"}}, path)
+
+
+def test_hub_toml_table_keys_name_listed_tables_and_real_keys(tmp_path: Path) -> None:
+    path = tmp_path / "hub.toml"
+    key = key_file(tmp_path, "七号桌")
+    config = parse_hub_config(
+        {"tables": ["七号桌", "T2"], "table_keys": {"七号桌": str(key)}}, path
+    )
+    assert config.table_keys == {"七号桌": str(key)}
+    with pytest.raises(HubConfigError, match=r"table_keys.T3 names a table not in tables"):
+        parse_hub_config({"tables": ["T1"], "table_keys": {"T3": str(key)}}, path)
+    with pytest.raises(HubConfigError, match=r"table_keys.T1 '/nope.hmac' is not a file"):
+        parse_hub_config({"tables": ["T1"], "table_keys": {"T1": "/nope.hmac"}}, path)
+    short = tmp_path / "short.hmac"
+    short.write_text("abc\n", encoding="utf-8")
+    with pytest.raises(HubConfigError, match=r"table_keys.T1: .* too short: .*openssl rand"):
+        parse_hub_config({"tables": ["T1"], "table_keys": {"T1": str(short)}}, path)
+    with pytest.raises(HubConfigError, match=r"mqtt.hmac_key_file is a table's key"):
+        parse_hub_config({"tables": ["T1"], "mqtt": {"hmac_key_file": str(key)}}, path)
 
 
 # ------------------------------------------------------------------ authentication and TLS
@@ -193,8 +225,13 @@ def test_per_table_passwords_and_the_acl_keep_a_table_to_its_own_topics(tmp_path
     forged = EventStore(tmp_path / "forged" / "T2.sqlite")
     wrong = EventStore(tmp_path / "wrong" / "T2.sqlite")
     base = {"host": "127.0.0.1", "port": broker.port, "tournament": "cup"}
+    t1_key, t2_key = str(key_file(tmp_path, "T1")), str(key_file(tmp_path, "T2"))
     good = Outbox(
-        t1, "T1", MqttConfig(**base, username="T1", password_file=str(folder / "T1.password"))
+        t1,
+        "T1",
+        MqttConfig(
+            **base, username="T1", password_file=str(folder / "T1.password"), hmac_key_file=t1_key
+        ),
     )
     # T1's credentials publishing as T2: the broker's ACL drops every message
     impostor = Outbox(
@@ -205,11 +242,19 @@ def test_per_table_passwords_and_the_acl_keep_a_table_to_its_own_topics(tmp_path
             username="T1",
             password_file=str(folder / "T1.password"),
             client_id="impostor",
+            hmac_key_file=t2_key,
         ),
     )
     (folder / "bad.password").write_text("guess\n", encoding="utf-8")
     locked_out = Outbox(
-        wrong, "T2", MqttConfig(**base, username="T2", password_file=str(folder / "bad.password"))
+        wrong,
+        "T2",
+        MqttConfig(
+            **base,
+            username="T2",
+            password_file=str(folder / "bad.password"),
+            hmac_key_file=t2_key,
+        ),
     )
     outboxes = [good, impostor, locked_out]
     try:
@@ -260,11 +305,7 @@ def test_tables_and_hub_talk_over_tls(tmp_path: Path) -> None:
     hub = Hub(hub_config(tmp_path, broker.port, ("T1",), ca_file=str(ca)))
     hub.start()
     store = EventStore(tmp_path / "t" / "T1.sqlite")
-    outbox = Outbox(
-        store,
-        "T1",
-        MqttConfig(host="127.0.0.1", port=broker.port, tournament="cup", ca_file=str(ca)),
-    )
+    outbox = Outbox(store, "T1", table_mqtt(tmp_path, broker.port, "T1", ca_file=str(ca)))
     outbox.start()
     try:
         play(store, 8)
@@ -287,5 +328,12 @@ def test_a_table_config_with_mqtt_parses_and_bad_values_name_the_key(tmp_path: P
     assert parse_config({}, path).mqtt is None
     with pytest.raises(ConfigError, match=r"table.toml: mqtt.hots is not a known key"):
         parse_config({"mqtt": {"hots": "x"}}, path)
-    with pytest.raises(ConfigError, match=r"table_id 'T 7' cannot name an MQTT topic level"):
-        parse_config({"table_id": "T 7", "mqtt": {}}, path)
+    assert parse_config({"table_id": "七号桌", "mqtt": {}}, path).table_id == "七号桌"
+    assert parse_config({"table_id": "Table 7", "mqtt": {}}, path).table_id == "Table 7"
+    with pytest.raises(ConfigError, match=r"table_id 'T/7' cannot name a table: use 1–64"):
+        parse_config({"table_id": "T/7", "mqtt": {}}, path)
+    with pytest.raises(ConfigError, match=r"table.toml: mqtt.hmac_key_file /nope does not exist"):
+        parse_config({"mqtt": {"hmac_key_file": "/nope"}}, path)
+    key = key_file(tmp_path, "T07")
+    signed = parse_config({"table_id": "T07", "mqtt": {"hmac_key_file": str(key)}}, path)
+    assert signed.mqtt is not None and signed.mqtt.hmac_key_file == str(key)

@@ -20,8 +20,8 @@ from tests.builders import record as build_record
 from tests.table_helpers import EPOCH, feed, hand, table
 
 NOW = EPOCH + 3600
-REFEREE_ONLY = {"proof", "evidence", "note", "conflicts", "corrections", "notes", "decided_by",
-                "chao_di", "frame", "was"}  # fmt: skip
+REFEREE_ONLY = {"proof", "proof_data", "evidence", "note", "conflicts", "corrections", "notes",
+                "notes_data", "decided_by", "decided_at", "chao_di", "frame", "was"}  # fmt: skip
 
 
 def keys(obj: Any) -> set[str]:
@@ -85,6 +85,35 @@ def test_spectators_see_no_referee_data(tmp_path: Path) -> None:
     assert "看见了" not in json.dumps(public, ensure_ascii=False)
     referee = live.referee_json(NOW)
     assert {"conflicts", "corrections", "notes"} <= set(referee)
+
+
+def test_a_decided_infraction_carries_its_decision_note_referee_and_time(tmp_path: Path) -> None:
+    live = table(tmp_path, hand())
+    first, second = (i["id"] for i in live.referee_json(NOW)["infractions"][:2])
+    confirm = live.store.append(
+        "infraction_decided", {"id": first, "decision": "confirm", "note": "看见了"}, "referee:王"
+    )
+    dismiss = live.store.append(
+        "infraction_decided", {"id": second, "decision": "dismiss"}, "referee:李"
+    )
+    logged = {e.seq: e.t for e in live.store.events()}
+    rows = {r["id"]: r for r in live.referee_json(NOW)["infractions"]}
+    assert {k: rows[first][k] for k in ("status", "note", "decided_by", "decided_at")} == {
+        "status": "confirmed", "note": "看见了", "decided_by": "referee:王",
+        "decided_at": logged[confirm],
+    }  # fmt: skip
+    assert {k: rows[second][k] for k in ("status", "note", "decided_by", "decided_at")} == {
+        "status": "dismissed", "note": None, "decided_by": "referee:李",
+        "decided_at": logged[dismiss],
+    }  # fmt: skip
+    assert all(r["proof_data"]["kind"] for r in rows.values())  # every proof also as data
+
+
+def test_the_folds_notes_are_data_with_an_english_line_each(tmp_path: Path) -> None:
+    referee = referee_session(tmp_path).referee_json(NOW)
+    assert len(referee["notes"]) == len(referee["notes_data"])
+    skipped = [n for n in referee["notes_data"] if n["kind"] == "event_skipped"]
+    assert skipped and skipped[-1]["event"] == "play" and isinstance(skipped[-1]["seq"], int)
 
 
 def test_the_state_json_has_the_contract_shape(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ looks at what a spectator or a referee sees. One browser serves the whole module
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -22,6 +23,7 @@ import waitress.server as waitress_server
 from chaodipi.config import TableConfig, WebConfig
 from chaodipi.table.store import EventStore
 from tests.browser import CHROMIUM, CHROMIUM_ARGS, needs_chromium
+from tests.engine.test_structured_messages import PROOF_CASES, SETTLEMENTS
 from tests.waiting import DEADLINE_S
 from web_dashboard.app import create_app
 
@@ -243,6 +245,24 @@ def test_the_scoreboard_shows_contract_points_clock_history_and_chart(
     assert page.query_selector("#infractions .inf-confirmed") is None
 
 
+def test_nobody_is_on_the_clock_before_the_first_play_and_a_stopped_clock_stays_put(
+    table: Table, page: Page
+) -> None:
+    table.start_hand()  # ten minutes before anyone plays: N (the declarer) is not over time
+    page.goto(table.url)
+    page.wait_for_selector("#level-NS:text-is('5')")
+    assert table.state()["hand"]["clock"] is None
+    assert page.locator(".clock-over").count() == 0
+    assert all(page.inner_text(f"#seat-{seat} .clock") == "" for seat in "NESW")
+
+    table.play("N", ["AS"], T0)  # the feed's last play, ten minutes ago: the hand went idle
+    clock = page.wait_for_selector("#seat-E .clock.clock-stopped")
+    shown = clock.inner_text()
+    assert "计时已停" in shown and "超时 +105 秒" in shown  # stopped 120 s after it, not +585
+    state = table.state()["hand"]["clock"]
+    assert state["seat"] == "E" and state["stopped"] is True and state["over"] is True
+
+
 def test_a_finished_hand_keeps_its_last_trick_on_the_table_and_explains_the_result(
     table: Table, page: Page
 ) -> None:
@@ -284,6 +304,70 @@ def test_a_referee_confirms_an_infraction_and_spectators_see_the_score_change(
     spectator.wait_for_selector("#defender-points:text-is('25')", timeout=1000)
     assert "罚分 +10" in spectator.inner_text("#points-extra")
     assert "违例" in spectator.inner_text("#infractions .inf-confirmed")
+
+
+def test_decided_infractions_leave_the_queue_for_their_own_list_with_note_referee_and_time(
+    table: Table, page: Page
+) -> None:
+    table.start_hand()
+    for seat, card, t in [("N", "AS", 0), ("E", "KS", 2), ("S", "3S", 4), ("W", "5S", 40)]:
+        table.play(seat, [card], T0 + t)  # W ruffs, 36 s after S: over time
+    table.clear_trick(T0 + 41)
+    table.play("N", ["10D"], T0 + 42)  # W won trick 1: N leads out of turn
+    page.goto(f"{table.url}/referee")
+    page.fill("#pin", PIN)
+    page.fill("#name", "王裁判")
+    page.click("form button[type=submit]")
+
+    slow = page.locator("#queue .queue-item", has_text="出牌超时")
+    slow.wait_for()
+    proof = slow.locator(".proof").inner_text()
+    assert "第1墩" in proof and "西" in proof and "用时 36 秒" in proof and "限时 15 秒" in proof
+    assert not re.search(r"[A-Za-z]{3,}", proof), proof  # no English sentence
+    assert not re.search(r"\d{6,}|e\+0\d", proof), proof  # no epoch stamp
+
+    out_of_turn = page.locator("#queue .queue-item", has_text="未按顺序出牌")
+    out_of_turn.locator("input[data-note-for]").fill("看见了，北抢先出牌")
+    out_of_turn.get_by_role("button", name="确认违例").click()
+    decided = page.locator("#decided .queue-item", has_text="未按顺序出牌")
+    decided.wait_for()
+    assert out_of_turn.count() == 0  # gone from the pending list
+    assert "确认违例" in decided.locator(".decision").inner_text()
+    assert "看见了，北抢先出牌" in decided.locator(".decided-note").inner_text()
+    assert "王裁判" in decided.locator(".decided-by").inner_text()
+    assert re.search(r"\d{1,2}:\d{2}:\d{2}", decided.locator(".decided-at").inner_text())
+    assert "北" in decided.locator(".proof").inner_text()
+    assert page.is_hidden("#queue-empty") and page.is_hidden("#decided-empty")
+
+    slow.get_by_role("button", name="驳回").click()
+    page.locator("#decided .queue-item", has_text="出牌超时").wait_for()
+    assert page.locator("#queue .queue-item").count() == 0
+    assert page.is_visible("#queue-empty")  # 没有待裁定的违例: now, and only now
+    assert "驳回" in page.locator("#decided .decided-dismissed .decision").inner_text()
+
+    page.get_by_role("button", name="Switch to English").click()
+    english = page.locator("#decided .queue-item", has_text="over time").locator(".proof")
+    assert "W played 5♠ 36 s after the previous card; the limit is 15 s" in english.inner_text()
+
+
+def test_every_engine_message_kind_reads_whole_in_either_language(table: Table, page: Page) -> None:
+    proofs = [inf.to_json()["proof_data"] for cases in PROOF_CASES.values() for case in cases
+              for inf in case().infractions]  # fmt: skip
+    steps = [step for make in SETTLEMENTS for step in make().steps]
+    table.start_hand()
+    sign_in(page, table)
+    render = """async ([proofs, steps]) => {
+      const { proofSentence } = await import("./static/referee.js");
+      const { stepText } = await import("./static/score.js");
+      return [...proofs.map(proofSentence), ...steps.map(stepText)];
+    }"""
+    chinese = page.evaluate(render, [proofs, steps])
+    page.get_by_role("button", name="Switch to English").click()
+    english = page.evaluate(render, [proofs, steps])
+    for zh, en in zip(chinese, english, strict=True):
+        assert zh and en and not re.search(r"[{}]|undefined|null|NaN", zh + en), (zh, en)
+        assert re.search(r"[\u4e00-\u9fff]", zh) and not re.search(r"[A-Za-z]{3,}", zh), zh
+        assert not re.search(r"[\u4e00-\u9fff]", en), en
 
 
 def test_an_infraction_resting_on_an_unsure_read_asks_the_referee_to_look_at_the_cards(

@@ -1,6 +1,6 @@
 """The table's web app against web_dashboard/API.md: sign-in, 401/403/429, CSRF, referee actions
 changing the public state, the events feed, hand records, evidence, and the live stream
-through a real waitress server."""
+through the server ``chaodipi run`` uses (web_dashboard.server)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ import http.client
 import json
 import re
 import stat
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,13 +16,13 @@ import jsonschema
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from waitress.server import create_server
 
 from chaodipi.config import TableConfig, WebConfig
 from chaodipi.table.live import LiveTable
 from tests.table_helpers import hand, table
 from tests.waiting import DEADLINE_S
-from web_dashboard.app import create_app
+from web_dashboard.app import STREAM_PATH, create_app
+from web_dashboard.server import WebServer
 
 PIN = "2468"
 CONFIG = TableConfig(table_id="T1", web=WebConfig(referee_pin=PIN))
@@ -252,12 +251,11 @@ def read_event(conn: http.client.HTTPResponse) -> dict[str, str]:
 
 
 def test_the_stream_pushes_each_new_state_as_it_is_logged(live: LiveTable) -> None:
-    app = create_app(live.store, CONFIG, live=live, heartbeat_s=0.5)
-    server = create_server(app, host="127.0.0.1", port=0, threads=4)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
+    app = create_app(live.store, CONFIG, live=live)
+    server = WebServer(app, {STREAM_PATH: live}, threads=4, heartbeat_s=0.5)
+    _, port = server.start("127.0.0.1", 0)
     try:
-        conn = http.client.HTTPConnection("127.0.0.1", server.effective_port, timeout=DEADLINE_S)
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=DEADLINE_S)
         conn.request("GET", "/api/stream")
         res = conn.getresponse()
         assert res.status == 200 and res.getheader("Content-Type").startswith("text/event-stream")
@@ -272,4 +270,15 @@ def test_the_stream_pushes_each_new_state_as_it_is_logged(live: LiveTable) -> No
         assert int(event["id"]) == seq and json.loads(event["data"])["camera"]["fps"] == 7.5
         conn.close()
     finally:
-        server.close()
+        server.stop()
+
+
+def test_the_flask_stream_route_sends_the_same_messages_under_a_plain_wsgi_server(
+    app: Flask, live: LiveTable
+) -> None:
+    res = app.test_client().get("/api/stream", buffered=False)
+    assert res.status_code == 200 and res.mimetype == "text/event-stream"
+    chunk = next(iter(res.response))
+    first = chunk.decode() if isinstance(chunk, bytes) else str(chunk)
+    assert first.startswith(f"event: state\nid: {live.store.last_seq}\n")
+    res.close()

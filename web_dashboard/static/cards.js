@@ -76,6 +76,14 @@ export function cardName(card, lang = "zh") {
   return lang === "en" ? `${p.rank} of ${SUIT_NAME.en[p.suit]}` : `${SUIT_NAME.zh[p.suit]}${p.rank}`;
 }
 
+/** A card inside a sentence: rank and suit symbol ("10♥"), "大王" / "小王" (en: "BJ" / "SJ"). */
+export function cardShort(card, lang = "zh") {
+  const p = parseCard(card);
+  if (p === null) return String(card);
+  if (p.suit === "J") return lang === "en" ? p.card : p.card === "BJ" ? "大王" : "小王";
+  return `${p.rank}${SUIT_SYMBOL[p.suit]}`;
+}
+
 function el(name, attrs = {}, text = null) {
   const node = document.createElementNS(SVG_NS, name);
   for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));

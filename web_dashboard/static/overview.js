@@ -1,6 +1,9 @@
 // Venue overview on the hub: every table at a glance (levels, hand, points, infractions,
 // camera health), polled from the page's data-api (the spectators' delayed view, or the
-// organisers' live one). Each card links to the table's scoreboard on the hub.
+// organisers' live one). Each card links to the table's scoreboard on the hub (its URL uses
+// the table's ASCII slug; the card shows the table's own name). While the hub's link to the
+// broker is down, every table is "unknown since" then. The organisers' view also lists what
+// the hub kept aside: conflicting events and refused (unsigned or forged) messages.
 
 import { trumpBadge } from "./cards.js";
 import { pollJson } from "./live.js";
@@ -22,6 +25,12 @@ function setStatus(status) {
   conn.dataset.status = status;
   conn.className = `conn conn-${status}`;
   conn.textContent = t(`conn.${status}`);
+}
+
+/** HH:MM:SS of a Unix time, on this device's clock. */
+function clock(epoch) {
+  const d = new Date(epoch * 1000);
+  return [d.getHours(), d.getMinutes(), d.getSeconds()].map((n) => String(n).padStart(2, "0")).join(":");
 }
 
 function fmt(x, digits = 1) {
@@ -53,15 +62,23 @@ function cameraLine(cam) {
 
 function card(row) {
   const a = el("a", "tcard");
-  a.href = `${document.body.dataset.root || ""}/t/${encodeURIComponent(row.table)}/`;
-  a.id = `tc-${row.table}`;
+  const slug = row.slug || row.table;
+  a.href = `${document.body.dataset.root || ""}/t/${encodeURIComponent(slug)}/`;
+  a.id = `tc-${slug}`;
   a.dataset.table = row.table;
   const head = el("div", "tcard-head");
   head.appendChild(el("span", "tcard-name", row.table));
-  const online = row.online === true ? "online" : row.online === false ? "offline" : "unknown";
-  const badge = el("span", `tcard-conn tcard-${online}`, t(`hub.${online}`));
+  const state = row.state || (row.online === true ? "online" : row.online === false ? "offline" : "unknown");
+  const label = state === "unknown" && row.unknown_since
+    ? t("hub.unknownSince", { time: clock(row.unknown_since) })
+    : t(`hub.${state}`);
+  const badge = el("span", `tcard-conn tcard-${state}`, label);
+  badge.dataset.state = state;
   head.appendChild(badge);
   if (row.behind) head.appendChild(el("span", "tcard-behind", t("hub.behind", { n: row.behind })));
+  const aside = row.set_aside;
+  if (aside && aside.conflicts) head.appendChild(el("span", "tcard-conflicts cam-bad", t("hub.conflicts", { n: aside.conflicts })));
+  if (aside && aside.rejected) head.appendChild(el("span", "tcard-rejected cam-bad", t("hub.rejected", { n: aside.rejected })));
   a.appendChild(head);
 
   const levels = el("div", "tcard-levels");
@@ -99,8 +116,58 @@ function card(row) {
   return a;
 }
 
+function brief(event) {
+  if (!event) return t("hub.nothingHeld");
+  const data = JSON.stringify(event.data);
+  return `${event.kind} · ${event.actor ?? "–"} · ${data.length > 120 ? `${data.slice(0, 117)}…` : data}`;
+}
+
+function setAsideItems(rows) {
+  const items = [];
+  for (const row of rows) {
+    const aside = row.set_aside;
+    if (!aside) continue;
+    for (const c of [...aside.recent_conflicts, ...aside.recent_rejected].filter((x) => x.overflow)) {
+      const li = el("li", "set-aside-item set-aside-overflow");
+      li.dataset.table = row.table;
+      li.appendChild(el("strong", "cam-bad", t("hub.moreAside", { table: row.table, n: c.times })));
+      items.push([c.last_t, li]);
+    }
+    for (const c of aside.recent_conflicts.filter((x) => !x.overflow)) {
+      const li = el("li", "set-aside-item set-aside-conflict");
+      li.dataset.table = row.table;
+      li.dataset.seq = c.seq;
+      li.appendChild(el("strong", "cam-bad", t("hub.conflictItem", { table: row.table, seq: c.seq })));
+      li.appendChild(el("div", "", `${t("hub.held")}: ${brief(c.held)}`));
+      li.appendChild(el("div", "", `${t("hub.offered")}: ${brief(c.offered)}`));
+      const seen = t("hub.seen", { n: c.times, time: clock(c.last_t) });
+      li.appendChild(el("div", "muted", c.signed ? `${seen} · ${t("hub.signedCopy")}` : seen));
+      items.push([c.last_t, li]);
+    }
+    for (const r of aside.recent_rejected.filter((x) => !x.overflow)) {
+      const li = el("li", "set-aside-item set-aside-rejected");
+      li.dataset.table = row.table;
+      const reason = t(`hub.reason.${r.reason === "unsigned" ? "unsigned" : "forged"}`);
+      li.appendChild(el("strong", "cam-bad", t("hub.rejectedItem", { table: row.table, topic: t(`hub.topic.${r.topic}`), reason })));
+      li.appendChild(el("div", "muted", t("hub.seen", { n: r.times, time: clock(r.last_t) })));
+      items.push([r.last_t, li]);
+    }
+  }
+  return items.sort((x, y) => y[0] - x[0]).map(([, li]) => li);
+}
+
 function render(data) {
   last = data;
+  const link = document.getElementById("link-note");
+  const down = data.broker && !data.broker.connected;
+  link.hidden = !down;
+  link.textContent = down && data.broker.down_since ? t("hub.linkDown", { time: clock(data.broker.down_since) }) : "";
+  const aside = document.getElementById("set-aside");
+  if (aside) {
+    const items = setAsideItems(data.tables);
+    document.getElementById("set-aside-list").replaceChildren(...items);
+    aside.hidden = !items.length;
+  }
   const note = document.getElementById("delay-note");
   const live = root.dataset.live === "true";
   note.hidden = false;

@@ -2,7 +2,7 @@
 // moves the match on. Every POST carries the X-CSRF-Token from <meta name="csrf-token">;
 // 401 shows the sign-in link, errors are shown next to the form that caused them.
 
-import { cardRow, parseCardList, trumpBadge } from "./cards.js";
+import { cardRow, cardShort, parseCardList, trumpBadge } from "./cards.js";
 import { initLang, lang, onLangChange, t } from "./i18n.js";
 import { apiPath, subscribe } from "./live.js";
 import { penaltiesToDefenders } from "./score.js";
@@ -138,122 +138,266 @@ function editButton(trick, seat, cards) {
   });
 }
 
+// ---------------------------------------------------------------- proofs, from the engine's data
+
+function cardsText(cards) {
+  return (cards || []).map((c) => cardShort(c, lang())).join(" ");
+}
+
+function placeText(p) {
+  if (p.where === "kitty") return t("proof.place.kitty");
+  if (p.where === "hand") return t("proof.place.hand", { seat: seatName(p.seat) });
+  return t("proof.place.trick", { trick: p.trick, seat: seatName(p.seat) });
+}
+
+function followText(d, common) {
+  const suit = t(`suit.${d.suit}`);
+  const what = t(`proof.follow.${d.obligation}`, { needed: d.needed, suit });
+  const why =
+    d.basis === "hand"
+      ? t("proof.follow.hand", { held: d.held, unit: t(`proof.follow.unit.${d.obligation}`), suit })
+      : t("proof.follow.later", { later: cardsText(d.later_cards), found: d.found_at, trick: d.trick });
+  const verdict = t(`proof.follow.${d.verdict}`, { delay: d.delay, after: d.hidden_after });
+  return t("proof.follow", {
+    ...common,
+    lead_seat: seatName(d.lead_seat),
+    lead_cards: cardsText(d.lead_cards),
+    what,
+    why,
+    verdict,
+  });
+}
+
+function throwText(d, common) {
+  const unit = t(`proof.throw.${d.unit}`, { n: d.unit_pairs });
+  return t("proof.throw", {
+    ...common,
+    by: seatName(d.by),
+    beaten_by: cardsText(d.beaten_by),
+    where: t(`proof.throw.${d.basis}`, { found: d.found_at }),
+    unit,
+    unit_cards: cardsText(d.unit_cards),
+  });
+}
+
+/**
+ * The sentence of an infraction's proof in the page language, rendered from the engine's
+ * `proof_data` (its kind and facts); null for a kind this page does not know.
+ */
+export function proofSentence(d) {
+  if (!d || !d.kind) return null;
+  const common = {
+    trick: d.trick,
+    seat: seatName(d.seat),
+    cards: cardsText(d.cards),
+    took: d.took_s,
+    limit: d.limit_s,
+    from: d.from_s,
+    at: d.at_s,
+    played: d.played,
+    expected: d.expected,
+    held: d.held,
+    count: d.count,
+    size: d.kitty_size,
+    copies: d.copies,
+    card: d.card ? cardShort(d.card, lang()) : "",
+  };
+  switch (d.kind) {
+    case "follow":
+      return followText(d, common);
+    case "throw":
+      return throwText(d, common);
+    case "out_of_turn":
+      return t("proof.out_of_turn", {
+        ...common,
+        upstream: seatName(d.upstream),
+        leader: seatName(d.leader),
+        order: (d.order || []).map(seatName).join("→"),
+      });
+    case "no_play":
+      return t("proof.no_play", { ...common, next: d.trick + 1 });
+    case "play_count":
+      return t("proof.play_count", {
+        ...common,
+        by: t(`proof.play_count.${d.by}`),
+        lead_seat: seatName(d.lead_seat),
+        lead_count: d.lead_count,
+      });
+    case "play_time":
+      return t("proof.play_time", { ...common, after: t(`proof.play_time.${d.after}`) });
+    case "third_copy":
+    case "copies":
+      return t(`proof.${d.kind}`, { ...common, places: (d.places || []).map(placeText).join(t("list.sep")) });
+    default: {
+      const key = `proof.${d.kind}`;
+      const text = t(key, common);
+      return text === key ? null : text;
+    }
+  }
+}
+
+// ---------------------------------------------------------------- infraction lists
+
+/** "王" for the log's actor "referee:王"; a referee who gave no name is 未署名. */
+function refereeName(actor) {
+  if (!actor) return t("ref.unnamed");
+  const name = String(actor).replace(/^referee:/, "");
+  return name || t("ref.unnamed");
+}
+
+/** A Unix time as the local clock time, e.g. 14:03:22. */
+function clockTime(ts) {
+  if (typeof ts !== "number") return "–";
+  return new Date(ts * 1000).toLocaleTimeString(lang() === "en" ? "en-GB" : "zh-CN", { hour12: false });
+}
+
+function infractionItem(inf, isOpen, notes) {
+  const item = document.createElement("li");
+  const decidedClass = inf.status && inf.status.startsWith("confirm") ? "confirmed" : "dismissed";
+  item.className = `queue-item${isOpen ? "" : ` decided-${decidedClass}`}`;
+  item.dataset.id = inf.id;
+  const h = document.createElement("h3");
+  const kind = t(`kind.${inf.kind}`);
+  const where = inf.trick ? t("inf.trick", { n: inf.trick }) : t("inf.kitty");
+  h.textContent = [
+    `[${statusLabel(inf.status)}]`,
+    seatName(inf.seat),
+    where,
+    kind.startsWith("kind.") ? inf.kind : kind,
+    inf.penalty ? t("inf.penalty", { p: inf.penalty }) : "",
+  ]
+    .filter(Boolean)
+    .join(" · ");
+  item.appendChild(h);
+  if (!isOpen) {
+    const line = document.createElement("p");
+    line.className = "decision-line";
+    const parts = [
+      ["decision", t("ref.decision", { d: t(`ref.decision.${decidedClass === "confirmed" ? "confirm" : "dismiss"}`) })],
+      ["decided-by", t("ref.by", { name: refereeName(inf.decided_by) })],
+      ["decided-at", t("ref.at", { time: clockTime(inf.decided_at) })],
+    ];
+    for (const [cls, text] of parts) {
+      const span = document.createElement("span");
+      span.className = cls;
+      span.textContent = text;
+      line.appendChild(span);
+    }
+    item.appendChild(line);
+    if (inf.note) {
+      const note = document.createElement("p");
+      note.className = "decided-note";
+      note.textContent = t("ref.noteIs", { note: inf.note });
+      item.appendChild(note);
+    }
+  }
+  if (inf.unsure_reads && inf.unsure_reads.length) {
+    const reads = inf.unsure_reads
+      .map((r) => {
+        const where = r.trick ? [seatName(r.seat), t("inf.trick", { n: r.trick })] : [t("inf.kitty")];
+        if (r.maybe) where.push(t("ref.maybe", { card: r.maybe }));
+        return `${r.card ?? t("ref.unread")} (${where.join(" · ")})`;
+      })
+      .join(", ");
+    const check = document.createElement("p");
+    check.className = "to-check";
+    check.textContent = t(isOpen ? "ref.toCheck" : "ref.checked", { reads });
+    item.appendChild(check);
+    if (isOpen) {
+      for (const r of inf.unsure_reads) {
+        if (!r.trick) {  // a kitty card: the kitty form, filled with the runner-up's reading
+          item.appendChild(fillButton("kitty-cards", r.fix || r.play, t("ref.enterKitty")));
+          continue;
+        }
+        if (r.fix) item.appendChild(fixButton(r.trick, r.seat, r.card, r.maybe, r.fix, "queue-msg"));
+        item.appendChild(editButton(r.trick, r.seat, r.play));
+      }
+    }
+  }
+  if (inf.cards && inf.cards.length) item.appendChild(cardRow(inf.cards, { size: "sm", lang: lang() }));
+  const sentence = proofSentence(inf.proof_data) ?? inf.proof;
+  if (sentence) {
+    const label = document.createElement("div");
+    label.className = "help";
+    label.textContent = t("ref.proof");
+    const proof = document.createElement("p");
+    proof.className = "proof";
+    proof.textContent = sentence;
+    item.append(label, proof);
+  }
+  if (inf.evidence && inf.evidence.length) {
+    const ev = document.createElement("div");
+    ev.className = "evidence";
+    inf.evidence.forEach((url, i) => {
+      const a = document.createElement("a");
+      a.href = url;
+      a.target = "_blank";
+      a.rel = "noopener";
+      const img = document.createElement("img");
+      img.src = url;
+      img.loading = "lazy";
+      img.alt = `${t("ref.evidence")} ${i + 1}`;
+      a.appendChild(img);
+      ev.appendChild(a);
+    });
+    item.appendChild(ev);
+  }
+  if (isOpen) {
+    const actions = document.createElement("div");
+    actions.className = "actions";
+    const noteLabel = document.createElement("label");
+    noteLabel.className = "field";
+    const noteText = document.createElement("span");
+    noteText.textContent = t("ref.note");
+    const note = document.createElement("input");
+    note.type = "text";
+    note.dataset.noteFor = inf.id;
+    note.value = notes.get(inf.id) || "";
+    noteLabel.append(noteText, note);
+    const confirm = document.createElement("button");
+    confirm.type = "button";
+    confirm.className = "btn-confirm";
+    confirm.dataset.action = "confirm";
+    confirm.textContent = t("ref.confirm");
+    const dismiss = document.createElement("button");
+    dismiss.type = "button";
+    dismiss.className = "btn-dismiss";
+    dismiss.dataset.action = "dismiss";
+    dismiss.textContent = t("ref.dismiss");
+    for (const btn of [confirm, dismiss]) {
+      btn.addEventListener("click", async () => {
+        confirm.disabled = dismiss.disabled = true;
+        const body = { decision: btn.dataset.action };
+        if (note.value.trim()) body.note = note.value.trim();
+        const out = await act(`/api/referee/infractions/${encodeURIComponent(inf.id)}`, body, "queue-msg");
+        if (!out.ok) confirm.disabled = dismiss.disabled = false;
+      });
+    }
+    actions.append(noteLabel, confirm, dismiss);
+    item.appendChild(actions);
+  }
+  return item;
+}
+
+// Open infractions wait in the queue; decided ones move to their own list with the decision,
+// the note, who decided and when.
 function renderQueue() {
-  const list = $("queue");
+  const queue = $("queue");
+  const decidedList = $("decided");
   const infractions = (ref && ref.infractions) || [];
   const key = JSON.stringify([lang(), infractions]);
   if (key === queueKey) return;
   queueKey = key;
   const notes = new Map();
-  for (const input of list.querySelectorAll("input[data-note-for]")) notes.set(input.dataset.noteFor, input.value);
-  clear(list);
+  for (const input of queue.querySelectorAll("input[data-note-for]")) notes.set(input.dataset.noteFor, input.value);
+  clear(queue);
+  clear(decidedList);
   const open = infractions.filter((i) => !i.status || i.status === "open");
   const decided = infractions.filter((i) => i.status && i.status !== "open");
   $("queue-empty").hidden = open.length > 0;
-  for (const inf of [...open, ...decided]) {
-    const item = document.createElement("li");
-    const isOpen = !inf.status || inf.status === "open";
-    item.className = `queue-item${isOpen ? "" : ` decided-${inf.status.startsWith("confirm") ? "confirmed" : "dismissed"}`}`;
-    item.dataset.id = inf.id;
-    const h = document.createElement("h3");
-    const kind = t(`kind.${inf.kind}`);
-    const where = inf.trick ? t("inf.trick", { n: inf.trick }) : t("inf.kitty");
-    h.textContent = [
-      `[${statusLabel(inf.status)}]`,
-      seatName(inf.seat),
-      where,
-      kind.startsWith("kind.") ? inf.kind : kind,
-      inf.penalty ? t("inf.penalty", { p: inf.penalty }) : "",
-    ]
-      .filter(Boolean)
-      .join(" · ");
-    item.appendChild(h);
-    if (inf.unsure_reads && inf.unsure_reads.length) {
-      const reads = inf.unsure_reads
-        .map((r) => {
-          const where = r.trick ? [seatName(r.seat), t("inf.trick", { n: r.trick })] : [t("inf.kitty")];
-          if (r.maybe) where.push(t("ref.maybe", { card: r.maybe }));
-          return `${r.card ?? t("ref.unread")} (${where.join(" · ")})`;
-        })
-        .join(", ");
-      const check = document.createElement("p");
-      check.className = "to-check";
-      check.textContent = t(isOpen ? "ref.toCheck" : "ref.checked", { reads });
-      item.appendChild(check);
-      if (isOpen) {
-        for (const r of inf.unsure_reads) {
-          if (!r.trick) {  // a kitty card: the kitty form, filled with the runner-up's reading
-            item.appendChild(fillButton("kitty-cards", r.fix || r.play, t("ref.enterKitty")));
-            continue;
-          }
-          if (r.fix) item.appendChild(fixButton(r.trick, r.seat, r.card, r.maybe, r.fix, "queue-msg"));
-          item.appendChild(editButton(r.trick, r.seat, r.play));
-        }
-      }
-    }
-    if (inf.cards && inf.cards.length) item.appendChild(cardRow(inf.cards, { size: "sm", lang: lang() }));
-    if (inf.proof) {
-      const label = document.createElement("div");
-      label.className = "help";
-      label.textContent = t("ref.proof");
-      const proof = document.createElement("p");
-      proof.className = "proof";
-      proof.textContent = inf.proof;
-      item.append(label, proof);
-    }
-    if (inf.evidence && inf.evidence.length) {
-      const ev = document.createElement("div");
-      ev.className = "evidence";
-      inf.evidence.forEach((url, i) => {
-        const a = document.createElement("a");
-        a.href = url;
-        a.target = "_blank";
-        a.rel = "noopener";
-        const img = document.createElement("img");
-        img.src = url;
-        img.loading = "lazy";
-        img.alt = `${t("ref.evidence")} ${i + 1}`;
-        a.appendChild(img);
-        ev.appendChild(a);
-      });
-      item.appendChild(ev);
-    }
-    if (isOpen) {
-      const actions = document.createElement("div");
-      actions.className = "actions";
-      const noteLabel = document.createElement("label");
-      noteLabel.className = "field";
-      const noteText = document.createElement("span");
-      noteText.textContent = t("ref.note");
-      const note = document.createElement("input");
-      note.type = "text";
-      note.dataset.noteFor = inf.id;
-      note.value = notes.get(inf.id) || "";
-      noteLabel.append(noteText, note);
-      const confirm = document.createElement("button");
-      confirm.type = "button";
-      confirm.className = "btn-confirm";
-      confirm.dataset.action = "confirm";
-      confirm.textContent = t("ref.confirm");
-      const dismiss = document.createElement("button");
-      dismiss.type = "button";
-      dismiss.className = "btn-dismiss";
-      dismiss.dataset.action = "dismiss";
-      dismiss.textContent = t("ref.dismiss");
-      for (const btn of [confirm, dismiss]) {
-        btn.addEventListener("click", async () => {
-          confirm.disabled = dismiss.disabled = true;
-          const body = { decision: btn.dataset.action };
-          if (note.value.trim()) body.note = note.value.trim();
-          const out = await act(`/api/referee/infractions/${encodeURIComponent(inf.id)}`, body, "queue-msg");
-          if (!out.ok) confirm.disabled = dismiss.disabled = false;
-        });
-      }
-      actions.append(noteLabel, confirm, dismiss);
-      item.appendChild(actions);
-    }
-    list.appendChild(item);
-  }
+  $("decided-empty").hidden = decided.length > 0;
+  for (const inf of open) queue.appendChild(infractionItem(inf, true, notes));
+  for (const inf of decided) decidedList.appendChild(infractionItem(inf, false, notes));
 }
 
 function renderConflicts() {
@@ -297,17 +441,27 @@ function renderConflicts() {
   }
 }
 
+/** A note of the table's fold in the page language, from its `notes_data` entry. */
+function noteText(d) {
+  if (!d || !d.kind) return null;
+  const key = `note.${d.kind}`;
+  const text = t(key, d);
+  return text === key ? null : text;
+}
+
 function renderNotes() {
   const box = $("notes");
   if (!box) return;
   const notes = (ref && ref.notes) || [];
   $("notes-panel").hidden = notes.length === 0;
   clear(box);
-  for (const n of notes.slice(-10)) {
+  const data = (ref && ref.notes_data) || [];
+  notes.forEach((n, i) => {
+    if (i < notes.length - 10) return;
     const li = document.createElement("li");
-    li.textContent = String(n);
+    li.textContent = noteText(data[i]) ?? String(n);
     box.appendChild(li);
-  }
+  });
 }
 
 function renderCorrections() {

@@ -4,7 +4,7 @@
 import { cardRow, trumpBadge } from "./cards.js";
 import { initLang, lang, onLangChange, t } from "./i18n.js";
 import { serverNow, subscribe } from "./live.js";
-import { isConfirmed, isOpen, penaltiesToDefenders } from "./score.js";
+import { isConfirmed, isOpen, penaltiesToDefenders, stepText } from "./score.js";
 
 const SEATS = ["N", "E", "S", "W"];
 const $ = (id) => document.getElementById(id);
@@ -137,15 +137,20 @@ function renderTrick(st) {
     const r = hand.result;
     res.hidden = !r;
     if (r) {
+      const steps = Array.isArray(r.steps) ? r.steps.map(stepText) : [];
       const lines = Array.isArray(r.explanation) ? r.explanation : [];
-      const pick = lines.map((l) => pickLang(String(l))).join(lang() === "en" ? "; " : "；");
-      res.textContent = `${t("result")}${lang() === "en" ? ": " : "："}${pick || JSON.stringify(r)}`;
+      const text =
+        steps.length && steps.every((x) => x !== null)
+          ? steps.join(t("step.sep"))
+          : lines.map((l) => pickLang(String(l))).join(t("step.sep"));
+      res.textContent = `${t("result")}${lang() === "en" ? ": " : "："}${text || JSON.stringify(r)}`;
     }
   }
   renderClocks();
 }
 
-/** The engine writes "中文 (English)"; show the part in the page language. */
+/** The engine's explanation lines read "中文 (English)"; the part in the page language (for a
+ * result without `steps`). */
 export function pickLang(line, language = lang()) {
   const text = line.trim();
   if (!text.endsWith(")")) return text;
@@ -160,7 +165,11 @@ export function pickLang(line, language = lang()) {
   return text;
 }
 
-/** Each seat's play clock from hand.clock, against the server's clock; red and 超时 when over. */
+/**
+ * Each seat's play clock from hand.clock, against the server's clock: the time since the last
+ * play up to `until` (where the clock stops: the hand idle, or the camera's frames stopped);
+ * red and 超时 when over the limit, marked when stopped. No clock before the hand's first play.
+ */
 function renderClocks() {
   const clock = state && state.hand ? state.hand.clock : null;
   for (const seat of SEATS) {
@@ -173,30 +182,28 @@ function renderClocks() {
       box.classList.remove("over-time");
       continue;
     }
-    const elapsed = Math.max(0, serverNow() - clock.since);
+    const now = serverNow();
+    const until = typeof clock.until === "number" ? clock.until : Infinity;
+    const stopped = clock.stopped === true || now >= until;
+    const elapsed = Math.max(0, (stopped ? until : now) - clock.since);
+    const mark = stopped ? ` · ${t("clock.stopped")}` : "";
     if (typeof clock.limit_s !== "number") {
       // a profile without a play clock: show the time taken, never "over"
-      node.textContent = t("clock.used", { s: Math.floor(elapsed) });
-      node.className = "clock clock-running";
+      node.textContent = t("clock.used", { s: Math.floor(elapsed) }) + mark;
+      node.className = stopped ? "clock clock-stopped" : "clock clock-running";
       box.classList.remove("over-time");
       continue;
     }
     const left = clock.limit_s - elapsed;
-    const over = Boolean(clock.over) || left < 0;
-    const prefix = isKittyClock(clock) ? `${t("clock.kitty")} · ` : "";
-    node.textContent =
-      prefix + (over ? t("clock.over", { s: Math.floor(-left) }) : t("clock.left", { s: Math.ceil(left) }));
-    node.className = over ? "clock clock-over" : left <= 5 ? "clock clock-low" : "clock clock-running";
+    const over = left < 0;
+    let text = t("clock.left", { s: Math.ceil(left) });
+    if (over) text = t("clock.over", { s: Math.floor(-left) });
+    else if (stopped) text = t("clock.used", { s: Math.floor(elapsed) });
+    node.textContent = text + mark;
+    const pace = over ? "clock-over" : stopped ? "" : left <= 5 ? "clock-low" : "clock-running";
+    node.className = ["clock", pace, stopped ? "clock-stopped" : ""].filter(Boolean).join(" ");
     box.classList.toggle("over-time", over);
   }
-}
-
-/** The 60 s clock for burying the kitty: before the first play of the hand. */
-function isKittyClock(clock) {
-  if (clock.phase) return clock.phase === "kitty";
-  const hand = state.hand;
-  const noPlays = !(hand.tricks || []).length && !((hand.current_trick || {}).plays || []).length;
-  return clock.limit_s >= 60 && noPlays;
 }
 
 function infractionLine(inf) {
