@@ -55,6 +55,7 @@ def _detector(args: argparse.Namespace) -> CardDetector:
         Path(args.model) if args.model else DEFAULT_MODEL,
         threads=args.threads,
         conf=getattr(args, "conf", CONF),
+        joker_conf=max(getattr(args, "conf", CONF), getattr(args, "joker_conf", CONF)),
         classifier_path=_classifier_choice(getattr(args, "classifier", "auto")),
     )
 
@@ -178,6 +179,12 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--threads", type=int, default=1, help="onnxruntime threads (default 1)")
     p.add_argument(
         "--conf", type=float, default=CONF, help=f"a read's confidence threshold ({CONF})"
+    )
+    p.add_argument(
+        "--joker-conf",
+        type=float,
+        default=CONF,
+        help=f"how sure a joker read must be (default {CONF}, as --conf)",
     )
     p.add_argument("--json", action="store_true", help="machine-readable output")
 
