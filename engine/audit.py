@@ -18,15 +18,27 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from engine.cards import (
+    ALL_IDENTITIES,
     COPIES,
     DECK_SIZE,
     SEATS,
     other_side,
     partner_of,
     points,
+    points_of,
     side_of,
 )
-from engine.order import TRUMP, HandOrder
+from engine.combos import Unit, beating_unit
+from engine.order import RED_FIVE_STAR, TRUMP, hand_order
+from engine.preplay import proofs as preplay_proofs
+from engine.preplay.fields import DECLARING
+from engine.preplay.referee import (
+    check_before_play,
+    ended_result,
+    ends_hand,
+    kitty_burier,
+    preplay_times,
+)
 from engine.profiles import RuleProfile
 from engine.record import HandRecord, Play, RecordError
 from engine.scoring import HandOutcome, kitty_multiplier, settle_hand
@@ -35,7 +47,6 @@ from engine.tricks import (
     Lead,
     follow_violation,
     read_lead,
-    throw_defeat,
     winner_index,
 )
 
@@ -49,7 +60,20 @@ KINDS: tuple[str, ...] = (
     "card_count",
     "duplicate_card",
 )
+CHECKABLE_KINDS: tuple[str, ...] = (
+    "revoke",
+    "hidden_cards",
+    "failed_throw",
+    "card_count",
+    "duplicate_card",
+)
+"""What a referee's check of played cards finds wrong in them (「經檢查對方存在錯誤」 000 L21)."""
+REFEREE_KINDS: tuple[str, ...] = ("card_check",)
+"""Kinds the audit reports from what a referee enters beside the plays (:class:`CardCheck`),
+besides :data:`KINDS`, which it finds in the plays."""
 
+
+CARD_POINTS: dict[str, int] = {c: points_of(c) for c in ALL_IDENTITIES}
 
 ReadsNeeded = tuple[int, str, Collection[str]]
 """(trick, seat, cards of that seat's play there) that an infraction's proof rests on."""
@@ -81,6 +105,7 @@ PROOF_KINDS: tuple[str, ...] = (
     "third_copy",
     "copies",
     "hand_count",
+    "card_check",
 )
 
 CLASS_NAMES_EN: dict[str, str] = {
@@ -94,6 +119,10 @@ CLASS_NAMES_EN: dict[str, str] = {
 
 def _cards(cards: Sequence[str]) -> str:
     return " ".join(cards)
+
+
+def _unit_name(unit: Unit) -> str:
+    return "single" if unit.pairs == 0 else "pair" if unit.pairs == 1 else "tractor"
 
 
 def _place_text(place: Mapping[str, Any]) -> str:
@@ -132,20 +161,40 @@ def _throw_text(d: Mapping[str, Any]) -> str:
         "its recorded hand" if d["basis"] == "hand" else f"its plays up to trick {d['found_at']}"
     )
     unit = d["unit"] if d["unit"] != "tractor" else f"{d['unit_pairs']}-pair tractor"
-    return (
+    text = (
         f"trick {d['trick']}: {d['seat']} threw {_cards(d['cards'])} (甩牌); {d['by']} held "
         f"{_cards(d['beaten_by'])} ({where}), which beats the thrown {unit} "
         f"{_cards(d['unit_cards'])} · 甩牌失败"
+    )
+    if d.get("forced") is not None and d["forced"] != d["cards"]:
+        text += f"; {_cards(d['forced'])} stays on the table, the rest go back"
+    if d.get("concealed_by") is not None:
+        text += (
+            f"; the throw stood, and the thrower's partner {d['concealed_by']} held "
+            f"{_cards(d['concealed_cards'])}, which beats it, and did not say · 隐瞒不说，判负"
+        )
+    return text
+
+
+def _card_check_text(d: Mapping[str, Any]) -> str:
+    cost = f"{d['penalty']} points" if d["penalty"] else f"free (the first {d['free']} are)"
+    return (
+        f"trick {d['trick']}: {d['seat']} had the referee check {d['checked']}'s play, which "
+        f"was right: unfounded check {d['count']} of {d['side']} in this hand, {cost} · 查牌无误"
     )
 
 
 def proof_text(d: Mapping[str, Any]) -> str:
     """The English sentence of a proof (:data:`ProofData`), as the CLI and reports print it."""
     kind = d["kind"]
+    if kind in preplay_proofs.PROOF_KINDS:  # before play and beside the tricks (engine/preplay)
+        return preplay_proofs.proof_text(d)
     if kind == "follow":
         return _follow_text(d)
     if kind == "throw":
         return _throw_text(d)
+    if kind == "card_check":
+        return _card_check_text(d)
     n = d.get("trick")
     if kind == "out_of_turn":
         return (
@@ -365,14 +414,28 @@ def hand_start(record: HandRecord) -> float:
     the origin of the seconds a proof names (record times may be on any clock)."""
     times = [t for t in (record.kitty_taken_t, record.kitty_buried_t) if t is not None]
     times += [play.t for plays in record.tricks for play in plays if play.t is not None]
+    times += preplay_times(record)  # the draw, bidding and incidents, when recorded
     return min(times, default=0.0)
 
 
+@dataclass(frozen=True)
+class CardCheck:
+    """查牌: ``seat`` had the referee check ``checked``'s play in ``trick`` (1-based), after the
+    trick was gathered. It is founded when the audit finds an infraction of ``checked`` there;
+    unfounded ones cost the asking side ``card_check_penalty`` each past ``card_check_free``."""
+
+    seat: str
+    checked: str
+    trick: int
+
+
 class _Auditor:
-    def __init__(self, record: HandRecord) -> None:
+    def __init__(self, record: HandRecord, card_checks: Sequence[CardCheck] = ()) -> None:
         self.record = record
+        self.card_checks = tuple(card_checks)
         self.profile = record.profile()
-        self.order = HandOrder(record.level, record.trump, self.profile)
+        self.order = hand_order(record.level, record.trump, self.profile)
+        self.rings = {s: self.profile.seats_in_play_order(s) for s in SEATS}  # play order from s
         self.declarer_side = side_of(record.declarer)
         self.hand_size = (DECK_SIZE - self.profile.kitty_size) // 4
         self.infractions: list[Infraction] = []
@@ -384,6 +447,7 @@ class _Auditor:
         self.lead_seats: list[str] = []  # per trick, the seat whose cards the others followed
         self.t0 = hand_start(record)  # proofs give seconds into the hand, not the record's clock
         self.timed_play_seen = False  # before the first timed play the clock runs from the burial
+        self.ended = False  # a false declaration ended the hand before its play counted
 
     # ----- helpers -------------------------------------------------------------------------
     def flag(
@@ -450,7 +514,7 @@ class _Auditor:
                     raise RecordError(
                         f"trick {number}: seat {play.seat} plays twice; record one play per seat"
                     )
-                upstream = p.seats_in_play_order(play.seat)[-1]  # 上家: plays just before it
+                upstream = self.rings[play.seat][-1]  # 上家: plays just before it
                 if play.seat != leader and upstream not in seen:
                     self.flag(
                         "out_of_turn",
@@ -479,7 +543,7 @@ class _Auditor:
                 )
                 continue
             self.lead_seats.append(lead_play.seat)
-            rot = p.seats_in_play_order(lead_play.seat)
+            rot = self.rings[lead_play.seat]
             ordered = sorted(plays, key=lambda pl: rot.index(pl.seat))
             lead = read_lead(self.order, lead_play.cards)
             self.by_seat.append({pl.seat: pl.cards for pl in plays})
@@ -518,7 +582,7 @@ class _Auditor:
             if complete:
                 w = winner_index(self.order, lead, [pl.cards for pl in ordered])
                 winner = ordered[w].seat
-            trick_points = points(c for pl in plays for c in pl.cards)
+            trick_points = sum(CARD_POINTS[c] for pl in plays for c in pl.cards)
             self.tricks.append(
                 TrickAudit(number, leader, plays, lead, complete, winner, trick_points, winner)
             )
@@ -535,6 +599,8 @@ class _Auditor:
         agree, the odd one is flagged, the leader's too (a lead of one card that three seats
         answered with two each is the leader's hand out of line); otherwise the lead's count is
         the trick's."""
+        if all(len(pl.cards) == lead_size for pl in ordered):
+            return
         sizes = Counter(len(pl.cards) for pl in ordered)
         common, agreeing = sizes.most_common(1)[0]
         size, by = (common, "others") if agreeing >= 3 else (lead_size, "lead")
@@ -716,68 +782,152 @@ class _Auditor:
             "knob": "hidden_card_after_tricks",
             "verdict": kind,
         }
-        penalty = p.penalty_hidden_card if hidden else p.penalty_revoke_per_card * v.wrong_cards
+        if hidden:
+            penalty = p.penalty_hidden_card * (
+                v.wrong_cards if p.penalty_hidden_card_per_card else 1
+            )
+        else:
+            penalty = p.penalty_revoke_per_card * v.wrong_cards
         self.flag(kind, seat, number, cards, penalty, proof, found, rests_on)
 
     def check_throw(self, t: int, held: dict[str, Counter[str]]) -> None:
         p = self.profile
         trick = self.tricks[t]
+        lead = trick.lead
+        assert lead.cls is not None
         thrower = self.lead_seat(t)
+        partner = partner_of(thrower)
         number = t + 1
         judges = [
             s
             for s in p.seats_in_play_order(thrower)[1:]
-            if p.throw_partner_can_defeat or s != partner_of(thrower)
+            if p.throw_partner_can_defeat or s != partner
         ]
-        failing = []
-        first = None
-        for unit in trick.lead.units:
-            for seat in judges:
-                single = Lead(trick.lead.cards, trick.lead.cls, (unit, unit))
-                d = throw_defeat(self.order, single, held[seat])
-                if d is not None:
-                    failing.append(unit)
-                    if first is None or (unit.pairs, unit.top) < (first[1].pairs, first[1].top):
-                        first = (seat, unit, d.beaten_by)
+        # each unit some judge beats, with the first judge in play order that beats it
+        beaten: list[tuple[int, Unit, str, tuple[str, ...]]] = []
+        for unit in lead.units:
+            for i, seat in enumerate(judges):
+                by = beating_unit(self.order, unit, lead.cls, held[seat])
+                if by is not None:
+                    beaten.append((i, unit, seat, by))
                     break
-        if first is None:
+        if not beaten:
             return
-        seat, unit, beaten_by = first
-        n = trick.lead.size
-        if p.throw_fail_penalty == "all_but_forced" and len(failing) < len(trick.lead.units):
-            wrong = n - min(failing, key=lambda u: (u.pairs, u.top)).size
+        if p.throw_fail_forced == "beaten_unit":  # the unit the first seat able to beat one beats
+            first = min(i for i, *_ in beaten)
+            beaten_first = [b for b in beaten if b[0] == first]
+            _, forced, seat, beaten_by = min(beaten_first, key=lambda b: (b[1].pairs, b[1].top))
+        else:  # "smallest_beaten"
+            _, forced, seat, beaten_by = min(beaten, key=lambda b: (b[1].pairs, b[1].top))
+        n = lead.size
+        if p.throw_fail_penalty == "all_but_forced" and len(beaten) < len(lead.units):
+            wrong = n - forced.size
         else:
             wrong = n
-        found = number
-        rests_on: list[ReadsNeeded] = [(number, thrower, trick.lead.cards)]
-        if self.record.hands is None:
-            need = Counter(beaten_by)
-            for later in range(t, len(self.by_seat)):
-                played = self.by_seat[later].get(seat, ())
-                rests_on.append((later + 1, seat, [c for c in played if c in need]))
-                need -= Counter(played)
-                if not need:
-                    found = later + 1
-                    break
+        found, rests_on = self.proving_plays(t, seat, beaten_by)
         proof: ProofData = {
             "kind": "throw",
             "trick": number,
             "seat": thrower,
-            "cards": list(trick.lead.cards),
+            "cards": list(lead.cards),
             "by": seat,
             "beaten_by": list(beaten_by),
-            "unit": "single" if unit.pairs == 0 else "pair" if unit.pairs == 1 else "tractor",
-            "unit_pairs": unit.pairs,
-            "unit_cards": list(unit.cards),
+            "unit": _unit_name(forced),
+            "unit_pairs": forced.pairs,
+            "unit_cards": list(forced.cards),
+            "forced": list(forced.cards),
             "basis": "hand" if self.record.hands is not None else "plays",
             "found_at": found,
             "knob": "throw_partner_can_defeat",
             "partner_counts": p.throw_partner_can_defeat,
+            "concealed_by": None,
+            "concealed_cards": None,
+            "concealed_found_at": None,
         }
+        if p.throw_partner_hiding_loses and p.throw_partner_can_defeat:
+            concealed = self.concealed(t, held[partner])
+            if concealed is not None:
+                proof["concealed_by"], proof["concealed_cards"] = partner, list(concealed)
+                proof["concealed_found_at"], more = self.proving_plays(t, partner, concealed)
+                rests_on += more
         penalty = p.throw_fail_penalty_per_card * wrong
         self.flag(
-            "failed_throw", thrower, number, trick.lead.cards, penalty, proof, found, rests_on
+            "failed_throw",
+            thrower,
+            number,
+            lead.cards,
+            penalty,
+            proof,
+            found,
+            [(number, thrower, lead.cards), *rests_on],
         )
+
+    def proving_plays(
+        self, t: int, seat: str, cards: Sequence[str]
+    ) -> tuple[int, list[ReadsNeeded]]:
+        """The trick by which ``seat`` is seen holding ``cards`` at trick ``t`` + 1 (its recorded
+        hand: at once; otherwise when it has played them all) and the reads that show it."""
+        if self.record.hands is not None:
+            return t + 1, []
+        found = t + 1
+        rests_on: list[ReadsNeeded] = []
+        need = Counter(cards)
+        for later in range(t, len(self.by_seat)):
+            played = self.by_seat[later].get(seat, ())
+            rests_on.append((later + 1, seat, [c for c in played if c in need]))
+            need -= Counter(played)
+            if not need:
+                found = later + 1
+                break
+        return found, rests_on
+
+    def concealed(self, t: int, partner_holding: Counter[str]) -> tuple[str, ...] | None:
+        """HF 「如甩牌人的對家有大於所甩的牌而故意隱瞞不說的，一經發現，判負」 (004 L44): the
+        unit of the thrower's partner beating the throw of trick ``t`` + 1 when the throw stood —
+        every other play answered all its cards — else None."""
+        lead = self.tricks[t].lead
+        assert lead.cls is not None
+        plays = self.by_seat[t]
+        if len(plays) < 4 or any(len(c) != lead.size for c in plays.values()):
+            return None
+        for unit in sorted(lead.units, key=lambda u: (u.pairs, u.top)):
+            by = beating_unit(self.order, unit, lead.cls, partner_holding)
+            if by is not None:
+                return by
+        return None
+
+    def check_card_checks(self) -> None:
+        """查牌 (A 000 L21, XX 002 L63, B 001 L31): a check finding nothing is unfounded; a
+        side's first ``card_check_free`` of them in the hand are free, each later one costs
+        ``card_check_penalty``."""
+        p = self.profile
+        wrong = {(i.trick, i.seat) for i in self.infractions if i.kind in CHECKABLE_KINDS}
+        unfounded: Counter[str] = Counter()
+        for check in self.card_checks:
+            if (check.trick, check.checked) in wrong:
+                continue
+            side = side_of(check.seat)
+            unfounded[side] += 1
+            count = unfounded[side]
+            penalty = p.card_check_penalty if count > p.card_check_free else 0
+            self.flag(
+                "card_check",
+                check.seat,
+                check.trick,
+                (),
+                penalty,
+                {
+                    "kind": "card_check",
+                    "trick": check.trick,
+                    "seat": check.seat,
+                    "checked": check.checked,
+                    "side": side,
+                    "count": count,
+                    "free": p.card_check_free,
+                    "penalty": penalty,
+                    "knob": "card_check_free",
+                },
+            )
 
     # ----- pass 3: card identities and counts ----------------------------------------------
     def check_cards(self) -> None:
@@ -785,7 +935,7 @@ class _Auditor:
         if r.kitty is not None and len(r.kitty) != p.kitty_size:
             self.flag(
                 "kitty_count",
-                r.declarer,
+                kitty_burier(r),
                 None,
                 r.kitty,
                 p.wrong_kitty_penalty,
@@ -807,17 +957,17 @@ class _Auditor:
             where.setdefault(card, []).append(place)
         for card in r.kitty_unsure:  # a third copy proven by a kitty card read in doubt
             shown_in.setdefault(card, []).append((KITTY_READ, r.declarer, (card,)))
-        for number, plays in enumerate(r.tricks, start=1):
+        # with hands, they already count every card a seat can play
+        shown: dict[str, list[tuple[int, str]]] = {}  # card → (trick, seat) where it was played
+        for number, plays in enumerate(() if r.hands is not None else r.tricks, start=1):
             for play in plays:
                 for card in play.cards:
-                    if r.hands is not None:
-                        continue  # hands already count every card a seat can play
                     seen[card] += 1
-                    where.setdefault(card, []).append(
-                        {"where": "trick", "trick": number, "seat": play.seat}
-                    )
-                    shown_in.setdefault(card, []).append((number, play.seat, (card,)))
+                    shown.setdefault(card, []).append((number, play.seat))
                     if seen[card] == COPIES + 1:
+                        places = where.get(card, []) + [
+                            {"where": "trick", "trick": n, "seat": seat} for n, seat in shown[card]
+                        ]
                         self.flag(
                             "duplicate_card",
                             play.seat,
@@ -829,9 +979,10 @@ class _Auditor:
                                 "trick": number,
                                 "seat": play.seat,
                                 "card": card,
-                                "places": list(where[card]),
+                                "places": places,
                             },
-                            rests_on=shown_in[card],
+                            rests_on=shown_in.get(card, [])
+                            + [(n, seat, (card,)) for n, seat in shown[card]],
                         )
         if r.hands is not None:
             for card, n in seen.items():
@@ -848,11 +999,12 @@ class _Auditor:
     def check_hand_sizes(self) -> None:
         r = self.record
         kitty_short = 0 if r.kitty is None else self.profile.kitty_size - len(r.kitty)
+        burier = kitty_burier(r)  # the kitty's seat: it held kitty_size cards more
         for seat in SEATS:
             if seat in self.count_flagged:
                 continue
             played = sum(len(pl.get(seat, ())) for pl in self.by_seat)
-            expected = self.hand_size + (kitty_short if seat == r.declarer else 0)
+            expected = self.hand_size + (kitty_short if seat == burier else 0)
             if played != expected:
                 self.count_flagged.add(seat)
                 self.flag(
@@ -895,13 +1047,23 @@ class _Auditor:
                 trick, points_to=others[w].seat, points_past_revoke=others[w].seat
             )
 
+    def check_before_play(self) -> None:
+        """The draw, declarations and 炒, the kitty's moves, redeals, exposed cards and
+        takebacks (:mod:`engine.preplay`); an over-time re-burial is priced like any other."""
+        for f in check_before_play(self.record, self.profile):
+            penalty = self.overtime_penalty(f.seat) if f.penalty is None else f.penalty
+            self.flag(f.kind, f.seat, f.trick, f.cards, penalty, f.proof)
+            self.ended = self.ended or ends_hand(f.proof)
+
     def report(self) -> AuditReport:
+        self.check_before_play()
         self.walk_tricks()
         self.check_cards()
         self.check_follows_and_throws()
-        finished = self.is_finished()
-        if finished:
+        finished = self.is_finished() or self.ended
+        if finished and not self.ended:  # a hand ended before play holds every card still
             self.check_hand_sizes()
+        self.check_card_checks()
         self.apply_revoke_cannot_win()
         self.infractions.sort(key=lambda i: (i.trick or 0, SEATS.index(i.seat)))
         # a question scores nothing (nor moves a trick's points) until a referee confirms it
@@ -945,8 +1107,23 @@ def _settle(
         won = side_of(last.points_to) == defenders
     bonus = kitty_pts * mult if won else 0
     kitty = KittyAudit(r.kitty, kitty_pts, mult, won, bonus)
+    declarer_points = sum(
+        t.points for t in tricks if t.points_to and side_of(t.points_to) == declarer_side
+    ) + (kitty_pts if won is False else 0)
+    forfeit = next(
+        (
+            side_of(i.seat)
+            for i in (infractions if counted is None else counted)
+            if i.proof_data.get("concealed_by") is not None
+        ),
+        None,
+    )  # a failed throw whose partner hid a beater: the side loses the game
     result = None
-    if finished and last is not None and (r.kitty is not None or not won):
+    ending = [i for i in (infractions if counted is None else counted) if ends_hand(i.proof_data)]
+    if ending:  # a false declaration ended the hand: no table points, settled on penalties
+        defender_points, kitty = 0, KittyAudit(r.kitty, kitty_pts, mult, None, 0)
+        result = ended_result(p, r, to_defenders)
+    elif finished and last is not None and (r.kitty is not None or not won):
         winner_cards: tuple[str, ...] = ()
         for pl in last.plays:
             if pl.seat == last.points_to:
@@ -964,6 +1141,9 @@ def _settle(
             penalties_to_defenders=to_defenders,
             first_hand=r.first_hand,
             must_play_done=r.must_play_done,
+            declarer_points=declarer_points,
+            declaration_side=_big_declaration_side(r),
+            forfeited_by=forfeit,
         )
     return AuditReport(
         record=r,
@@ -1013,6 +1193,31 @@ def rescore(report: AuditReport, counted: Collection[int]) -> AuditReport:
     return out
 
 
-def audit(record: HandRecord) -> AuditReport:
-    """Audit one hand record (see the module docstring)."""
-    return _Auditor(record).report()
+def _big_declaration_side(record: HandRecord) -> str | None:
+    """The side that showed a BJ-SJ tractor or a 紅五星 pair to declare (NT 「「大王小王連對「、
+    「紅五星對」亮相反牌後」 000 L45): the seat of the last such declaration or 炒 of the record's
+    ``before_play``; None when there is none (or the record does not tell the bidding)."""
+    side = None
+    for event in record.preplay.events or ():
+        if event.action in DECLARING and sorted(event.cards) in _BIG_DECLARATIONS:
+            side = side_of(event.seat)
+    return side
+
+
+_BIG_DECLARATIONS = (["BJ", "BJ", "SJ", "SJ"], [RED_FIVE_STAR, RED_FIVE_STAR])
+
+
+def audit(record: HandRecord, card_checks: Sequence[CardCheck] = ()) -> AuditReport:
+    """Audit one hand record (see the module docstring); ``card_checks`` are the referee's
+    checks of played cards asked for by a seat (查牌), scored when unfounded."""
+    for i, check in enumerate(card_checks, start=1):
+        if check.seat not in SEATS or check.checked not in SEATS:
+            raise RecordError(
+                f"card check {i}: seats are N, E, S, W, got {check.seat!r} and {check.checked!r}"
+            )
+        if not 1 <= check.trick <= len(record.tricks):
+            raise RecordError(
+                f"card check {i}: trick {check.trick} is not a trick of the record "
+                f"(1 to {len(record.tricks)})"
+            )
+    return _Auditor(record, card_checks).report()

@@ -95,17 +95,25 @@ def longest_run(order: HandOrder, counts: Counter[str], cls: str) -> int:
 
 
 def pair_count(order: HandOrder, counts: Counter[str], cls: str) -> int:
-    info = order.info
-    return sum(1 for c, n in counts.items() if n >= 2 and info[c].cls == cls)
+    cls_of = order.cls_of
+    return sum(1 for c, n in counts.items() if n >= 2 and cls_of[c] == cls)
 
 
 def class_count(order: HandOrder, counts: Counter[str], cls: str) -> int:
-    info = order.info
-    return sum(n for c, n in counts.items() if info[c].cls == cls)
+    cls_of = order.cls_of
+    total = 0
+    for c, n in counts.items():
+        if cls_of[c] == cls:
+            total += n
+    return total
 
 
 def decompose(order: HandOrder, cards: Sequence[str]) -> list[Unit]:
     """Units of a one-class play, largest first: longest tractors, then pairs, then singles."""
+    if len(cards) == 1:
+        return [Unit(0, (cards[0],), order.strength_of[cards[0]])]
+    if len(cards) == 2 and cards[0] == cards[1]:
+        return [Unit(1, (cards[0], cards[0]), order.strength_of[cards[0]])]
     counts: Counter[str] = Counter(cards)
     units: list[Unit] = []
     if cards:
@@ -139,10 +147,17 @@ def shape_key(order: HandOrder, lead: Sequence[Unit], cards: Sequence[str]) -> i
     A tractor of the lead must be matched by a tractor of exactly its length (a part of a longer
     run counts), a pair by a pair, a single by any card.
     """
+    if len(lead) == 1 and lead[0].pairs <= 1:  # a single or a pair: the most common lead
+        if lead[0].pairs == 0:
+            return order.strength_of[cards[0]] if len(cards) == 1 else None
+        if len(cards) == 2 and cards[0] == cards[1]:
+            return order.strength_of[cards[0]]
+        return None
     if not cards or sum(u.size for u in lead) != len(cards):
         return None
-    cls = order.info[cards[0]].cls
-    if any(order.info[c].cls != cls for c in cards):
+    cls_of = order.cls_of
+    cls = cls_of[cards[0]]
+    if any(cls_of[c] != cls for c in cards):
         return None
     needs = sorted((u.pairs for u in lead), reverse=True)
     counts: Counter[str] = Counter(cards)
@@ -187,11 +202,26 @@ def _place(
     return best
 
 
+def _low_strength(order: HandOrder, unit: Unit) -> int:
+    """Strength of the weakest pair of a tractor (an A placed below 2 counting lowest)."""
+    info = order.info
+    lows = [info[c].strength for c in unit.cards]
+    ranks = {c[:-1] for c in unit.cards}
+    if "A" in ranks and "2" in ranks and order.wraps(info[unit.cards[0]].cls):
+        return min(s for c, s in zip(unit.cards, lows, strict=True) if c[:-1] == "2") - 1
+    return min(lows)
+
+
 def beating_unit(
     order: HandOrder, unit: Unit, cls: str, holding: Counter[str]
 ) -> tuple[str, ...] | None:
-    """A unit of the same kind in ``cls`` within ``holding`` strictly stronger than ``unit``."""
+    """A unit in ``cls`` within ``holding`` that beats ``unit`` of a throw: of the same kind and
+    strictly stronger, under ``throw_legal = "each_unit"``; under ``"singles_and_pairs"`` a
+    tractor is judged pair by pair, so a pair stronger than its weakest pair beats it
+    (「只要有一张牌或一对牌比其他人手中牌小」 002 L58)."""
     info = order.info
+    if unit.pairs >= 2 and order.profile.throw_legal == "singles_and_pairs":
+        unit = Unit(1, unit.cards[:2], _low_strength(order, unit))
     if unit.pairs == 0:
         higher = [c for c, n in holding.items() if n > 0 and info[c].cls == cls]
         higher = [c for c in higher if info[c].strength > unit.top]

@@ -5,7 +5,9 @@ times in seconds; the kitty is optional until it is shown, and a record of a han
 valid. The JSON Schema is ``engine/schema/hand-record.schema.json``; this module turns parsed
 JSON into a :class:`HandRecord` or raises :class:`RecordError` with one line naming the field,
 what is allowed and what was given: every field is checked by type, range and allowed values
-(:mod:`engine.checks`), the rule overrides by their knobs' rules. :func:`parse_record_text`
+(:mod:`engine.checks`), the rule overrides by their knobs' rules; the fields before play and
+beside the tricks (the draw, ``before_play``, takebacks, exposed cards, …) are read and checked
+by :mod:`engine.preplay.fields` into :attr:`HandRecord.preplay`. :func:`parse_record_text`
 parses a record's text with bounded nesting and numbers. New fields are only ever added as
 optional ones (backward compatible).
 """
@@ -19,6 +21,7 @@ from typing import Any
 from engine import checks
 from engine.cards import RANKS, SEATS, SIDES, SUITS, CardError, parse
 from engine.checks import MAX_MAGNITUDE
+from engine.preplay.fields import EMPTY, PreplayRecord, load_preplay, preplay_json
 from engine.profiles import PROFILE_NAMES, ProfileError, RuleProfile, check_overrides, get_profile
 
 FORMAT = "chaodipi-hand/1"
@@ -68,6 +71,10 @@ class HandRecord:
     ``unsure``: what the audit proves from them is put to the referee as a question."""
     kitty_maybe: tuple[tuple[str, str], ...] = ()
     """For an unsure kitty card, the camera's runner-up read (JSON ``kitty_maybe``)."""
+    preplay: PreplayRecord = EMPTY
+    """The draw, declarations and 炒, kitty moves, no-bid flip, redeals, takebacks and exposed
+    cards (JSON ``draw``, ``before_play``, ``no_bid_flip``, ``redeals``, ``takebacks``,
+    ``exposed``, ``dealer_by_rotation``; :mod:`engine.preplay.fields`), each optional."""
 
     def profile(self) -> RuleProfile:
         return get_profile(self.rules, self.rule_overrides)
@@ -297,6 +304,7 @@ def load_record(data: Any) -> HandRecord:
         unread=unread,
         kitty_unsure=kitty_unsure,
         kitty_maybe=kitty_maybe,
+        preplay=load_preplay(data, RecordError, _cards),
     )
 
 
@@ -328,6 +336,7 @@ def record_to_json(record: HandRecord) -> dict[str, Any]:
         out["must_play_done"] = {k: list(v) for k, v in record.must_play_done.items()}
     if record.finished is not None:
         out["finished"] = record.finished
+    out.update(preplay_json(record.preplay))
     out["tricks"] = [{"plays": [_play_json(p) for p in trick]} for trick in record.tricks]
     for number, seats in record.unread.items():
         out["tricks"][number - 1]["unread"] = list(seats)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from engine.audit import AuditReport
 from engine.cards import SUIT_NAMES_ZH, other_side
+from engine.preplay.proofs import KIND_ZH as PREPLAY_KIND_ZH
+from engine.preplay.proofs import KINDS as PREPLAY_KINDS
 
 KIND_ZH: dict[str, str] = {
     "revoke": "吃苍蝇/跟错牌",
@@ -19,7 +21,9 @@ KIND_ZH: dict[str, str] = {
     "kitty_count": "扣错底牌",
     "card_count": "多牌/少牌",
     "duplicate_card": "牌张重复",
+    "card_check": "查牌无误",
 }
+KIND_ZH.update(PREPLAY_KIND_ZH)  # before play and beside the tricks (engine/preplay)
 SIDE_ZH = {"NS": "南北", "EW": "东西"}
 
 
@@ -71,7 +75,9 @@ def render_text(report: AuditReport) -> str:
         lines.append("")
         lines.append(f"违例 infractions ({len(report.infractions)}):")
         for inf in report.infractions:
-            where = "底牌 kitty" if inf.trick is None else f"第{inf.trick}轮 trick {inf.trick}"
+            where = f"第{inf.trick}轮 trick {inf.trick}"
+            if inf.trick is None:
+                where = "牌前 before play" if inf.kind in PREPLAY_KINDS else "底牌 kitty"
             check = " · 待核实，未计分 to check, not counted" if inf.to_check else ""
             lines.append(
                 f"  [{KIND_ZH[inf.kind]} {inf.kind}] {inf.seat} · {where} · 罚 {inf.penalty} 分"

@@ -126,6 +126,9 @@ STEP_KINDS: tuple[str, ...] = (
     "keep_deal",
     "take_over_deal",
     "game_won",
+    "opponents_drop",
+    "declaration_jump",
+    "forfeit",
 )
 PAST_A_NAME = {"zh": "过A", "en": "past A"}
 
@@ -172,6 +175,32 @@ def explain(step: Step) -> str:
         )
     if k == "game_won":
         return _line(f"{step['side']} 方赢得本局", f"{step['side']} wins the game")
+    if k == "opponents_drop":
+        side, void, to = step["side"], step["levels"], step["to"]
+        return _line(
+            f"多余 {void} 级扣对家：{side} 方降至 {to}",
+            f"the {void} surplus comes off the opponents: {side} drop to {to}",
+        )
+    if k == "declaration_jump":
+        if step["shown_by"] == "declarers":
+            zh = f"庄家方亮王连对/红五星对，台下方 {step['points']} 分 < {step['turnover']}"
+            en = (
+                f"declarers showed the joker tractor or 紅五星 pair, defenders {step['points']} "
+                f"< {step['turnover']}"
+            )
+        else:
+            zh = f"台下方亮王连对/红五星对，庄家方只得 {step['points']} 分 < {step['turnover']}"
+            en = (
+                f"defenders showed the joker tractor or 紅五星 pair, declarers took only "
+                f"{step['points']} < {step['turnover']}"
+            )
+        side = step["side"]
+        return _line(f"{zh}：{side} 方直接打 A，对家打 2", f"{en}: {side} to A, the opponents to 2")
+    if k == "forfeit":
+        return _line(
+            f"{step['side']} 方隐瞒能管住甩牌的牌：判负",
+            f"{step['side']} hid a card beating the throw: the game is lost",
+        )
     if k == "first_hand_shutout":
         return _line("首局打大光：庄家方判胜", "大光 in the first hand: declarers win")
     if k == "first_hand_turnover":
@@ -235,6 +264,16 @@ def _floor_step(total: int, step: int) -> int:
     (VARIANTS.md §9 L119).
     """
     return (total // step) * step
+
+
+def _declarers_levels(profile: RuleProfile, total: int) -> int:
+    """Levels the declarers gain with the defenders at ``total`` < turnover: the total rounded
+    down (``five_point_remainder = "ignored"``: 75 → +1), or the margin rounded down
+    (``"blocks"``, 5分挡级: 75 → +0)."""
+    turnover, step = profile.turnover_points, profile.points_per_level
+    if profile.five_point_remainder == "blocks":
+        return (turnover - total) // step
+    return (turnover - _floor_step(total, step)) // step
 
 
 def _level_step(side: str, before: str, idx: int) -> Step:
@@ -346,6 +385,9 @@ def settle_hand(
     penalties_to_defenders: int,
     first_hand: bool = False,
     must_play_done: Mapping[str, Sequence[str]] | None = None,
+    declarer_points: int | None = None,
+    declaration_side: str | None = None,
+    forfeited_by: str | None = None,
 ) -> HandOutcome:
     """Settle one hand (VARIANTS.md §9).
 
@@ -353,7 +395,10 @@ def settle_hand(
     offended are positive, deductions for defender offences negative (VARIANTS.md §10 L132).
     ``last_trick_winning_cards`` are the cards of the play that won the last trick (used for the
     J/A 抠底 drop-back). ``must_play_done`` lists, per side, the must-play levels it has already
-    played as declarer (read only with ``must_play_once``).
+    played as declarer (read only with ``must_play_once``). ``declarer_points`` (the points the
+    declaring side took: its tricks, the kitty if it won the last one) and ``declaration_side``
+    (the side that showed a joker tractor or 紅五星 pair to declare) drive ``declaration_jump``;
+    ``forfeited_by`` is a side that loses the game by an infraction (判負: HF 004 L44).
 
     The steps, each with its source:
 
@@ -407,6 +452,9 @@ def settle_hand(
             "penalties": penalties_to_defenders,
         }
     )
+    # 大光 is a shutout of the points taken; a 0 made by penalties only with
+    # penalty_zero_is_shutout (A 「如抓分方為0分（大光）或因罰分為負分」 000 L10)
+    earned = defender_table_points + kitty_bonus
     shutout = False
     if raw < 0:
         if profile.penalty_floor == "zero":  # HF 「台下罰分罰至0分為止」 004 L43
@@ -417,7 +465,7 @@ def settle_hand(
             lines.append({"kind": "floor_shutout"})
         else:
             lines.append({"kind": "floor_none"})
-    if total == 0:
+    if total == 0 and (earned == 0 or profile.penalty_zero_is_shutout):
         shutout = True
 
     new_idx = {s: _IDX[before[s]] for s in SIDES}
@@ -425,6 +473,10 @@ def settle_hand(
     keeps = total < turnover
 
     def finish() -> HandOutcome:
+        nonlocal winner
+        if forfeited_by is not None:
+            winner = other_side(forfeited_by)
+            lines.append({"kind": "forfeit", "side": forfeited_by})
         after = {s: RANKS[min(new_idx[s], PAST_A - 1)] for s in SIDES}
         change = {s: new_idx[s] - _IDX[before[s]] for s in SIDES}
         nxt = partner_of(declarer) if keeps else profile.seats_in_play_order(declarer)[1]
@@ -465,6 +517,35 @@ def settle_hand(
         )
         return finish()
 
+    # NT 「「大王小王連對「、「紅五星對」亮相反牌後，如果是主打方亮相對方未拿滿80分則主打方直接打a，
+    # 台下方打2；如果是台下方亮相後而主打方未拿滿80分則台下方直接打a，主打方打2」 000 L45
+    jump_by: tuple[str, str, int] | None = None  # (who showed it, the side to A, the points)
+    if profile.declaration_jump and declaration_side == decl_side and total < turnover:
+        jump_by = ("declarers", decl_side, total)
+    elif (
+        profile.declaration_jump
+        and declaration_side == def_side
+        and declarer_points is not None
+        and declarer_points < turnover
+    ):
+        jump_by = ("defenders", def_side, declarer_points)
+    if jump_by is not None:
+        shown_by, to_a, points = jump_by
+        new_idx[to_a], new_idx[other_side(to_a)] = _IDX["A"], _IDX["2"]
+        keeps = to_a == decl_side
+        lines.append(
+            {
+                "kind": "declaration_jump",
+                "shown_by": shown_by,
+                "side": to_a,
+                "points": points,
+                "turnover": turnover,
+            }
+        )
+        lines.append(_level_step("declarers", before[decl_side], new_idx[decl_side]))
+        lines.append(_level_step("defenders", before[def_side], new_idx[def_side]))
+        return finish()
+
     # J/A 抠底 drop-back (XX 002 L45–46, HF 004 L10)
     drop_to = _drop_back_target(
         profile,
@@ -497,6 +578,17 @@ def settle_hand(
         new_idx[side] = adv.idx
         if adv.stopped_at is not None:
             lines.append({"kind": "must_play_stop", "level": adv.stopped_at, "void": adv.void})
+            if profile.surplus_rule == "demotes_opponents":
+                other = other_side(side)
+                new_idx[other] = max(0, new_idx[other] - adv.void)
+                lines.append(
+                    {
+                        "kind": "opponents_drop",
+                        "side": other,
+                        "levels": adv.void,
+                        "to": RANKS[new_idx[other]],
+                    }
+                )
         if adv.idx >= PAST_A:
             winner = side
 
@@ -513,7 +605,7 @@ def settle_hand(
                 up = profile.shutout_levels  # B 「大光…莊家公升9級」 001 L7
                 by = "shutout"
             else:
-                up = (turnover - _floor_step(max(total, 0) if shutout else total, step)) // step
+                up = _declarers_levels(profile, max(total, 0) if shutout else total)
             lines.append(
                 {
                     "kind": "declarers_gain",

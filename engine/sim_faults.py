@@ -21,11 +21,12 @@ drawn from the seed, ``start``):
 * ``overtime`` — one play comes 16–30 s (more than ``play_time_limit_s``) after the previous
   one, never the hand's first lead (timed from the burial, which footage does not show). Not
   planted without times or when the profile has no play time limit.
-* ``kitty_count`` — the kitty holds 9 cards: the declarer's card of the last trick (a single
-  lead in which it plays last) goes to the kitty, so the declarer holds 24 and plays nothing in
-  the last trick. Failing that, when the declarer won the last trick, the kitty holds 7: the
-  declarer held one kitty card more all hand (one that changes no follow duty or throw) and
-  leads it alone after the last trick. Truth seat: the declarer, trick ``None``.
+* ``kitty_count`` — the kitty holds 9 cards: the burier's card of the last trick (a single lead
+  in which it plays last) goes to the kitty, so the burier (the seat that buried the kitty last,
+  the declarer unless a 炒 took it) holds 24 and plays nothing in the last trick. Failing that,
+  when the burier won the last trick, the kitty holds 7: the burier held one kitty card more all
+  hand (one that changes no follow duty or throw) and leads it alone after the last trick.
+  Truth seat: the burier, trick ``None``.
 * ``card_count`` — a follower of a lead of two or more cards plays one card fewer (an off-class
   filler it keeps, so follow duties are unchanged and it ends the hand holding a card).
 * ``duplicate_card`` — a follower's low non-point single is recorded as a third copy of an
@@ -33,9 +34,18 @@ drawn from the seed, ``start``):
   without ``with_hands``: with recorded hands the auditor counts copies in the hands, not the
   plays, so a third copy shown in a play is a hand mismatch (``card_count``), not a duplicate.
 
+* ``exposed_card`` / ``takeback`` — a seat shows a card it holds, or takes back a card of its
+  play and plays it again, during a trick of its own; the record's ``exposed`` / ``takebacks``
+  name the trick.
+* ``false_declaration``, ``illegal_chao``, ``bury_violation``, ``kitty_draw_error`` — planted in
+  the bidding (:mod:`engine.preplay.bidding`), trick ``None``; an illegal 炒 shows as
+  ``false_declaration`` where the profile punishes it as one
+  (``illegal_chao_is_false_declaration``).
+
 ``failed_throw``, ``revoke``/``hidden_cards`` and ``card_count`` are planted while the hand is
-played (through the players' hooks); ``kitty_count``, ``duplicate_card`` and ``out_of_turn``
-after it, in that order; ``overtime`` when the record is timed (:mod:`engine.simulate`).
+played (through the players' hooks); ``kitty_count``, ``duplicate_card``, ``out_of_turn``,
+``exposed_card`` and ``takeback`` after it, in that order; ``overtime`` when the record is
+timed (:mod:`engine.simulate`).
 """
 
 from __future__ import annotations
@@ -78,6 +88,7 @@ class FaultyPlayers(Players):
         self.start = {kind: rng.randint(0, 7) for kind in self.kinds}
         self.revoke_seats: set[str] = set()
         self.count_seat: str | None = None
+        self.incidents: list[tuple[str, str, int, tuple[str, ...]]] = []  # kind, seat, trick, cards
 
     # ----- while the hand is played --------------------------------------------------------
     def _due(self, kind: str, t: int) -> bool:
@@ -197,8 +208,8 @@ class FaultyPlayers(Players):
 
     # ----- after the hand: record-level faults ----------------------------------------------
     def plant_kitty_count(self) -> None:
-        """9 cards in the kitty (the declarer's card of a last trick in which it plays last), or
-        else, when the declarer won the last trick, 7 (a kitty card it then leads alone)."""
+        """9 cards in the kitty (the burier's card of a last trick in which it plays last), or
+        else, when the burier won the last trick, 7 (a kitty card it then leads alone)."""
         if "kitty_count" not in self.kinds or not self.tricks:
             return
         t = len(self.tricks) - 1
@@ -207,28 +218,28 @@ class FaultyPlayers(Players):
             return
         if last.leader == self.last_leader() and last.lead.size == 1:
             seat, cards = last.plays[-1]
-            assert seat == self.declarer
+            assert seat == self.burier
             del last.plays[-1]
             self.kitty.append(cards[0])
-            self.initial[self.declarer][cards[0]] -= 1
-            self.initial[self.declarer] = +self.initial[self.declarer]
-        elif last.winner == self.declarer:
+            self.initial[self.burier][cards[0]] -= 1
+            self.initial[self.burier] = +self.initial[self.burier]
+        elif last.winner == self.burier:
             extra = next((z for z in sorted(set(self.kitty)) if self._extra_card_ok(z)), None)
             if extra is None:
                 return
             self.kitty.remove(extra)
-            self.initial[self.declarer][extra] += 1
+            self.initial[self.burier][extra] += 1
             lead = read_lead(self.order, (extra,))
-            self.tricks.append(Trick(self.declarer, [(self.declarer, (extra,))], "", lead))
+            self.tricks.append(Trick(self.burier, [(self.burier, (extra,))], "", lead))
         else:
             return
-        self.planted.append(Planted("kitty_count", self.declarer, None))
+        self.planted.append(Planted("kitty_count", self.burier, None))
         self.used.update((t, t + 1))
 
     def _extra_card_ok(self, z: str) -> bool:
-        """Whether the declarer holding ``z`` all hand long breaks no follow duty and defeats
+        """Whether the burier holding ``z`` all hand long breaks no follow duty and defeats
         no throw it did not already defeat."""
-        dec = self.declarer
+        dec = self.burier
         held = self.initial[dec] + Counter([z])
         for t, trick in enumerate(self.tricks):
             plays = dict(trick.plays)
@@ -328,9 +339,35 @@ class FaultyPlayers(Players):
         self.used.add(t)
         return overtime
 
+    def plant_incidents(self) -> None:
+        """An exposed card and a takeback, each in a trick of its own, by a seat that played
+        there: it shows a card it still holds, or takes back a card of its play."""
+        for kind in ("exposed_card", "takeback"):
+            if kind not in self.kinds:
+                continue
+            for t in self._eligible_tricks(kind):
+                seat, cards = self.rng.choice(self.tricks[t].plays)
+                if kind == "takeback":
+                    shown = (self.rng.choice(cards),)
+                else:
+                    held = Counter(self.initial[seat])
+                    for earlier in self.tricks[:t]:
+                        held -= Counter(dict(earlier.plays).get(seat, ()))
+                    if not held:
+                        continue
+                    shown = (self.rng.choice(sorted(held)),)
+                self.incidents.append((kind, seat, t, shown))
+                self.planted.append(Planted(kind, seat, t))
+                self.used.add(t)
+                break
+
     # ----- the truth -------------------------------------------------------------------------
     def truth(self) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
+        for kind, seat in self.bidding.planted:
+            if kind == "illegal_chao" and self.profile.illegal_chao_is_false_declaration:
+                kind = "false_declaration"
+            out.append({"kind": kind, "seat": seat, "trick": None})
         for p in self.planted:
             kind = p.kind
             if kind in ("revoke", "hidden_cards"):

@@ -1,7 +1,9 @@
 """The simulator's players: a deal, a burial and a hand played out by sensible, legal players.
 
-:class:`Players` shuffles two decks with the hand's ``random.Random``, picks levels, a declarer
-and trump, deals 25 cards a seat (the kitty's 8 to the declarer, who buries 8 again) and plays
+:class:`Players` picks levels, whether the hand is a game's first and, for a later hand, the
+dealer the rotation gives; the draw and the bidding (:mod:`engine.preplay.bidding`) then deal
+25 cards a seat, declare and 炒 by the profile's rules — which gives the trump and, in a first
+hand, the dealer — and leave the kitty buried by whoever took it last; the players then play
 the hand out. Leaders choose among high or low singles, pairs, tractors and *legal* throws (the
 simulator knows every hand, so a throw is only made when no judging seat holds a higher unit of
 the same kind). Followers always obey :func:`engine.tricks.follow_violation` against their full
@@ -10,8 +12,8 @@ winning partner, or trump in when void and it wins.
 
 The players also steer by the plan of faults to plant (:mod:`engine.sim_faults`): a leader told
 to lead a class leads it (``force_lead``), a seat told to hide a class keeps it back (``avoid``),
-and with ``kitty_count`` planned the last tricks are shaped so that the declarer plays last in
-a single-card last trick. Planting itself happens in two hooks, :meth:`Players._faulty_lead`
+and with ``kitty_count`` planned the last tricks are shaped so that the kitty's burier plays
+last in a single-card last trick. Planting itself happens in two hooks, :meth:`Players._faulty_lead`
 and :meth:`Players._plant_in_trick`, which do nothing here and which the subclass
 :class:`engine.sim_faults.FaultyPlayers` overrides.
 """
@@ -24,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from engine.cards import DECK_SIZE, RANKS, SEATS, SUITS, full_deck, partner_of, points_of, side_of
+from engine.cards import DECK_SIZE, RANKS, SEATS, partner_of, points_of, side_of
 from engine.combos import (
     Unit,
     _pair_slots,
@@ -35,7 +37,8 @@ from engine.combos import (
     longest_run,
     pair_count,
 )
-from engine.order import TRUMP, HandOrder
+from engine.order import TRUMP, HandOrder, hand_order
+from engine.preplay.bidding import PLANTABLE, Bidding, simulate_bidding
 from engine.profiles import RuleProfile, get_profile
 from engine.tricks import Lead, follow_violation, read_lead, throw_defeat, winner_index
 
@@ -70,22 +73,32 @@ class Players:
         self.with_times = with_times
         self.with_hands = with_hands
         self.profile: RuleProfile = get_profile(self.rules, self.overrides)
-        self.levels = {"NS": self._random_level(), "EW": self._random_level()}
-        self.declarer: str = rng.choice(SEATS)
-        self.trump: str = "NT" if rng.random() < 0.12 else rng.choice(SUITS)
-        self.order: HandOrder = HandOrder(
-            self.levels[side_of(self.declarer)], self.trump, self.profile
-        )
+        levels = {"NS": self._random_level(), "EW": self._random_level()}
+        if self.profile.later_dealer_rule == "declaration":
+            levels["EW"] = levels["NS"]  # whoever declares deals: one level card for all
         k = self.profile.kitty_size
         self.hand_size = (DECK_SIZE - k) // 4 if 0 <= k <= DECK_SIZE - 4 else 25
-        kitty_n = DECK_SIZE - 4 * self.hand_size
-        deck = full_deck()
-        rng.shuffle(deck)
-        self.hands: dict[str, Counter[str]] = {}
-        for i, seat in enumerate(SEATS):
-            self.hands[seat] = Counter(deck[i * self.hand_size : (i + 1) * self.hand_size])
-        self.hands[self.declarer].update(deck[4 * self.hand_size :])
-        self.kitty: list[str] = self._bury(kitty_n)
+        self.bidding: Bidding = simulate_bidding(
+            self.profile,
+            rng,
+            levels=levels,
+            dealer=rng.choice(SEATS),
+            first_hand=rng.random() < 0.2,
+            hand_size=self.hand_size,
+            kitty_n=DECK_SIZE - 4 * self.hand_size,
+            bury=self._bury,
+            plan=tuple(kind for kind in kinds if kind in PLANTABLE),
+            list_passes=with_hands,  # a referee's entry lists passes; a camera sees none
+        )
+        b = self.bidding
+        self.levels, self.declarer, self.trump = b.levels, b.dealer, b.trump
+        self.first_hand, self.ended = b.first_hand, b.ended
+        self.burier: str = b.burier  # the seat that buried the kitty last
+        self.order: HandOrder = hand_order(
+            self.levels[side_of(self.declarer)], self.trump, self.profile
+        )
+        self.hands: dict[str, Counter[str]] = b.hands
+        self.kitty: list[str] = b.kitty
         self.initial: dict[str, Counter[str]] = {s: Counter(h) for s, h in self.hands.items()}
         self.keep: Counter[str] = Counter()  # cards a seat will end the hand still holding
         self.tricks: list[Trick] = []
@@ -101,11 +114,11 @@ class Players:
             return self.rng.choice(("J", "A"))
         return self.rng.choice(RANKS)
 
-    def _bury(self, n: int) -> list[str]:
-        """The declarer buries ``n``: short side suits first (voids), low cards, seldom pairs,
-        A or K; sometimes a few point cards on purpose (so kitty multipliers get exercised)."""
-        rng, info = self.rng, self.order.info
-        hand = self.hands[self.declarer]
+    def _bury(self, hand: Counter[str], n: int, order: HandOrder) -> list[str]:
+        """The holder of ``hand`` buries ``n`` of it (taken out of ``hand``) under ``order``:
+        short side suits first (voids), low cards, seldom pairs, A or K; sometimes a few point
+        cards on purpose (so kitty multipliers get exercised)."""
+        rng, info = self.rng, order.info
         max_points = rng.choice((0, 0, 1, 2, 3)) if rng.random() < 0.45 else 0
         buried: list[str] = []
         for _ in range(n):
@@ -116,7 +129,7 @@ class Players:
                 ci = info[c]
                 if ci.cls == TRUMP:
                     return (1, 0, 0, 0, 0, ci.strength)
-                top = ci.slot >= len(self.order.ladders[ci.cls]) - 2
+                top = ci.slot >= len(order.ladders[ci.cls]) - 2
                 want_points = points_of(c) > 0 and pts < max_points
                 return (
                     0,
@@ -131,7 +144,8 @@ class Players:
             pick = pool[1] if len(pool) > 1 and rng.random() < 0.2 else pool[0]
             hand[pick] -= 1
             buried.append(pick)
-        self.hands[self.declarer] = +hand
+        for card in [c for c, k in hand.items() if k <= 0]:
+            del hand[card]
         return buried
 
     # ----- helpers -------------------------------------------------------------------------
@@ -146,8 +160,8 @@ class Players:
 
     def last_leader(self) -> str:
         """With ``kitty_count`` planned: the seat that should lead the last trick, so that the
-        declarer, who plays nothing in it, comes last in its order of play."""
-        return self.profile.seats_in_play_order(self.declarer)[1]
+        kitty's burier, who plays nothing in it, comes last in its order of play."""
+        return self.profile.seats_in_play_order(self.burier)[1]
 
     def judges(self, thrower: str) -> list[str]:
         p = self.profile
@@ -228,7 +242,7 @@ class Players:
             in_cls = self._class_cards(hand, forced[1])
             if in_cls:
                 return (in_cls[0],)
-        if kitty_plan and cap == 2:  # the last-but-one trick: let the declarer play last next
+        if kitty_plan and cap == 2:  # the last-but-one trick: let the burier play last next
             pick = max if seat == self.last_leader() else min
             return (pick(hand.elements(), key=self.strength),)
         faulty = self._faulty_lead(t, seat, cap, size_cap)
@@ -418,6 +432,8 @@ class Players:
 
     # ----- the hand --------------------------------------------------------------------------
     def play(self) -> None:
+        if self.ended:
+            return  # a false declaration ended the hand before its play
         leader = self.declarer
         t = 0
         while self.playable(leader) > 0:

@@ -1,12 +1,14 @@
 """Hand simulator: a whole deal played by sensible, legal players, with optional planted faults.
 
-:func:`simulate_hand` is the entry point: it deals and plays one hand with
-:class:`engine.sim_faults.FaultyPlayers` (the sensible, legal players of
+:func:`simulate_hand` is the entry point: it draws and bids (:mod:`engine.preplay.bidding`:
+the draw, declarations and 炒 by the profile's rules, the kitty's burials) and plays one hand
+with :class:`engine.sim_faults.FaultyPlayers` (the sensible, legal players of
 :mod:`engine.sim_players` that also plant the faults asked of them), times it, and turns it
 into a hand record (format ``chaodipi-hand/1``, see :mod:`engine.record`) and the ground truth
 of what was planted: a list of ``{"kind", "seat", "trick"}`` (trick 1-based, ``None`` for the
-kitty). The truth comes from the simulator's own knowledge (true hands, what it changed),
-never from the auditor. A clean simulated hand audits with no infraction under every profile.
+kitty and before play). The truth comes from the simulator's own knowledge (true hands, what
+it changed), never from the auditor. A clean simulated hand audits with no infraction under
+every profile.
 
 This module owns the driver (retrying a deal whose faults could not all be planted), the
 play timings and the record. What each plantable kind (:data:`INJECTABLE`) changes, and which
@@ -27,11 +29,15 @@ from typing import Any
 
 from engine.audit import KINDS
 from engine.cards import SEATS
+from engine.preplay.bidding import PLANTABLE
 from engine.profiles import RuleProfile, get_profile
 from engine.record import FORMAT
 from engine.sim_faults import FaultyPlayers
 
-INJECTABLE: tuple[str, ...] = KINDS  # every kind the auditor reports can be planted
+INJECTABLE: tuple[str, ...] = (*KINDS, *PLANTABLE, "exposed_card", "takeback")
+"""Every kind of the tricks' audit, and those before play and beside the tricks that a table
+commits (a wrong trump, dealer or draw, or a redeal, are the record's or the referee's
+matter and are not planted)."""
 
 _ATTEMPTS = 8
 
@@ -43,8 +49,9 @@ def _times(sim: FaultyPlayers) -> tuple[float, float, list[list[float]]]:
     hi = 12.0 if limit is None else max(0.0, min(12.0, 0.8 * limit))
     lo = min(1.0, hi / 2)
     bury_hi = 50.0 if p.bury_time_limit_s is None else min(50.0, 0.8 * p.bury_time_limit_s)
-    taken = round(rng.uniform(10.0, 20.0), 1)
-    buried = round(taken + rng.uniform(min(15.0, bury_hi / 2), max(0.0, bury_hi)), 1)
+    taken, buried = sim.bidding.kitty_taken_t, sim.bidding.kitty_buried_t
+    if buried - taken > bury_hi:  # a bury_time_limit_s override below the bidding's pace
+        buried = round(taken + bury_hi, 1)
     overtime = sim.plant_overtime()
     out: list[list[float]] = []
     now = buried
@@ -73,10 +80,11 @@ def _record(sim: FaultyPlayers) -> dict[str, Any]:
         "trump": sim.trump,
         "kitty": list(sim.kitty),
     }
-    times = _times(sim) if sim.with_times else None
+    times = _times(sim) if sim.with_times and not sim.ended else None
     if times is not None:
         rec["kitty_taken_t"], rec["kitty_buried_t"] = times[0], times[1]
-    if sim.with_hands:
+    _before_play(sim, rec, times)
+    if sim.with_hands and not sim.ended:
         rec["hands"] = {
             s: sorted(sim.initial[s].elements(), key=lambda c: -sim.strength(c)) for s in SEATS
         }
@@ -91,7 +99,46 @@ def _record(sim: FaultyPlayers) -> dict[str, Any]:
             plays.append(play)
         tricks.append({"plays": plays})
     rec["tricks"] = tricks
+    incidents: dict[str, list[dict[str, Any]]] = {}
+    for kind, seat, t, cards in sim.incidents:
+        item: dict[str, Any] = {"seat": seat, "cards": list(cards), "trick": t + 1}
+        if times is not None:
+            i = [s for s, _ in sim.tricks[t].plays].index(seat)
+            item["t"] = round(times[2][t][i] + 0.4, 1)
+        incidents.setdefault("exposed" if kind == "exposed_card" else "takebacks", []).append(item)
+    rec.update(incidents)
     return rec
+
+
+def _before_play(
+    sim: FaultyPlayers, rec: dict[str, Any], times: tuple[float, float, Any] | None
+) -> None:
+    """The draw and the bidding into ``rec`` (times only in a timed record; the last burial
+    names the kitty as it ended, a planted kitty count included)."""
+    b = sim.bidding
+    timed = sim.with_times
+
+    def strip(d: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in d.items() if timed or k not in ("t", "revealed_t")}
+
+    if b.first_hand:
+        rec["first_hand"] = True
+    rec["draw"] = strip(b.draw)
+    events = [strip(e) for e in b.events]
+    burials = [e for e in events if e["action"] == "bury"]
+    if burials and not sim.ended:
+        last = burials[-1]  # the final burial: the kitty as the record ends it
+        lone = len(events) < 2 or events[events.index(last) - 1]["action"] != "bury"
+        if lone:  # its cards are the record's kitty: a count says enough
+            last.pop("cards", None)
+            last["count"] = len(sim.kitty)
+        if times is not None:
+            last["t"] = times[1]
+    rec["before_play"] = events
+    if b.no_bid_flip is not None:
+        rec["no_bid_flip"] = list(b.no_bid_flip)
+    if b.dealer_by_rotation is not None:
+        rec["dealer_by_rotation"] = b.dealer_by_rotation
 
 
 def _run_once(
@@ -107,6 +154,7 @@ def _run_once(
     sim.plant_kitty_count()
     sim.plant_duplicate()
     sim.plant_out_of_turn()
+    sim.plant_incidents()
     record = _record(sim)
     return record, sim.truth()
 
@@ -114,6 +162,8 @@ def _run_once(
 def _expected(kind: str, profile: RuleProfile, with_times: bool, with_hands: bool) -> str | None:
     """The kind the truth should show for a requested ``kind``; None if it cannot be planted."""
     hcat = profile.hidden_card_after_tricks
+    if kind == "illegal_chao" and profile.illegal_chao_is_false_declaration:
+        return "false_declaration"
     if kind == "overtime" and not (with_times and profile.play_time_limit_s is not None):
         return None
     if kind == "duplicate_card" and with_hands:

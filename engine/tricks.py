@@ -52,7 +52,7 @@ class Lead:
 
 
 def read_lead(order: HandOrder, cards: Sequence[str]) -> Lead:
-    classes = {order.info[c].cls for c in cards}
+    classes = {order.cls_of[c] for c in cards}
     if len(classes) != 1:
         return Lead(tuple(cards), None, ())
     return Lead(tuple(cards), next(iter(classes)), tuple(decompose(order, cards)))
@@ -81,13 +81,17 @@ def follow_violation(
         return None
     cls = lead.cls
     n = lead.size
+    cls_of = order.cls_of
+    played_in_class = sum(1 for c in play if cls_of[c] == cls)
+    if played_in_class < n:  # a full answer in the led class breaks no suit duty
+        held_in_class = class_count(order, holding, cls)
+        need = min(n, held_in_class)
+        if played_in_class < need:
+            short = need - played_in_class
+            return FollowViolation("suit", short, need, played_in_class, held_in_class)
+    if lead.pairs == 0:
+        return None
     played = Counter(play)
-    held_in_class = class_count(order, holding, cls)
-    played_in_class = class_count(order, played, cls)
-    need = min(n, held_in_class)
-    if played_in_class < need:
-        short = need - played_in_class
-        return FollowViolation("suit", short, need, played_in_class, held_in_class)
     if profile.follow_tractor and lead.longest_tractor >= 2:
         held_run = longest_run(order, holding, cls)
         if held_run >= 2:
@@ -106,9 +110,22 @@ def follow_violation(
     return None
 
 
-def play_key(order: HandOrder, lead: Lead, cards: Sequence[str]) -> tuple[int, int] | None:
-    """How strong ``cards`` are against ``lead``: (1 if trumping a side lead else 0, strength),
-    or None when they cannot win (wrong class, wrong shape, or a same-class answer to a throw)."""
+PlayKey = tuple[int, int, int]
+"""(1 if trumping a side lead else 0, tractor bonus, strength): the larger key wins."""
+
+
+def _tractor_bonus(order: HandOrder, lead: Lead, cards: Sequence[str]) -> int:
+    """With ``tractor_beats_pairs`` (LY 「連對子大於兩個不連的對子」 000 L90), against a lead of two
+    or more loose pairs: the longest tractor the answer's pairs form; otherwise 0."""
+    if not order.profile.tractor_beats_pairs or sum(u.pairs == 1 for u in lead.units) < 2:
+        return 0
+    run = longest_run(order, Counter(cards), order.info[cards[0]].cls)
+    return run if run >= 2 else 0
+
+
+def play_key(order: HandOrder, lead: Lead, cards: Sequence[str]) -> PlayKey | None:
+    """How strong ``cards`` are against ``lead`` (:data:`PlayKey`), or None when they cannot win
+    (wrong class, wrong shape, or a same-class answer to a side-suit throw)."""
     if lead.cls is None:
         return None
     key = shape_key(order, lead.units, cards)
@@ -118,20 +135,21 @@ def play_key(order: HandOrder, lead: Lead, cards: Sequence[str]) -> tuple[int, i
     if cls == lead.cls:
         if lead.is_throw and cls != TRUMP:
             return None
-        return (0, key)
+        return (0, _tractor_bonus(order, lead, cards), key)
     if cls == TRUMP:
-        return (1, key)
+        return (1, _tractor_bonus(order, lead, cards), key)
     return None
 
 
 def winner_index(order: HandOrder, lead: Lead, plays: Sequence[Sequence[str]]) -> int:
     """Index of the winning play; ``plays[0]`` is the lead, the rest in order of play.
 
-    Equal strength: the earlier play wins (VARIANTS §4 tie_rule, 004 L26).
+    Equal keys: the earlier play wins (``tie_rule = "first_played"``: HF 「每輪中相同花色，相同
+    大小的牌以先出為大」 004 L26, 「同等大小的牌以先出為大」 004 L41).
     """
     best = 0
     lead_key = shape_key(order, lead.units, lead.cards) if lead.units else None
-    best_key = None if lead_key is None else (0, lead_key)
+    best_key = None if lead_key is None else (0, _tractor_bonus(order, lead, lead.cards), lead_key)
     for i, cards in enumerate(plays[1:], start=1):
         key = play_key(order, lead, cards)
         if key is not None and (best_key is None or key > best_key):

@@ -3,8 +3,8 @@
 This module owns the recipe of the clip that ``chaodipi demo`` plays: a hand simulated under
 the ``XX`` rules with a 5-second play clock (so one minute of footage holds an over-time play)
 and two planted infractions — a revoke and an over-time play — rendered by ``chaodipi render``
-in the card design held out of detector training, cut after the fifth trick is swept. It is the
-same as running::
+in the card design held out of detector training, cut after the fifth trick is swept. The
+committed clip was made at 0a2f6c0, where it is the same as running::
 
     printf 'play_time_limit_s = 5\\n' > rules.toml
     chaodipi simulate --rules XX --seed 1101 --inject revoke,overtime \\
@@ -12,7 +12,9 @@ same as running::
     chaodipi render hand.json chaodipi/demo/demo.mp4 --seed 7 --max-seconds 68.4 --size 2304x1296
     cp hand.truth.json chaodipi/demo/demo.truth.json
 
-Regenerate with ``python -m chaodipi.demo.clip [OUT_DIR]`` (default: the package's ``demo/``
+The simulator has since learnt the draw and the bidding (:mod:`engine.preplay`), which deal
+another hand from the same seed: regenerating now makes a clip of that hand, not the committed
+one. Regenerate with ``python -m chaodipi.demo.clip [OUT_DIR]`` (default: the package's ``demo/``
 folder, whose old clip files are replaced). The output is deterministic for one OpenCV build
 (the encoder is OpenCV's MPEG-4 Part 2, ``mp4v``, the codec every OpenCV wheel can write).
 """

@@ -144,7 +144,7 @@ class ClipFeed(FeedSource):
     def __init__(
         self, record: Mapping[str, Any], truth: list[dict[str, Any]], *, fps: float, speed: float
     ) -> None:
-        super().__init__([record], speed=speed, max_gap_s=float("inf"))
+        super().__init__([record], speed=speed, max_gap_s=float("inf"), report_end=True)
         self.truth = truth
         self.fps = fps
 

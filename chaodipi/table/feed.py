@@ -16,9 +16,11 @@ Several records are several hands: when one is played out the source moves the t
 next hand (``next_hand`` as ``system``, see :func:`chaodipi.table.actions.advance_hand`), with the
 next record's contract.
 
-When the records are played out the source goes on as a camera whose frames stopped would: a
-``camera_health`` report every :data:`HEALTH_EVERY_S` with no frame rate and the time since its
-last event, so the table knows the footage ended (the seat clock stops there).
+With ``report_end`` (the demo's clip), once the records are played out the source goes on as a
+camera whose recording ended would: a ``camera_health`` report every :data:`HEALTH_EVERY_S`
+with no frame rate, the time since its last event and ``frames_ended_t``, so the table knows the
+footage ended (the seat clock stops there). ``run --feed`` leaves it off: its log holds exactly
+the records' events (the crash and hub tests count them).
 """
 
 from __future__ import annotations
@@ -119,6 +121,7 @@ class FeedSource:
         epoch: float | None = None,
         max_gap_s: float = 2.0,
         health_every_s: float = HEALTH_EVERY_S,
+        report_end: bool = False,
     ) -> None:
         if not records:
             raise FeedError("give at least one feed record")
@@ -129,6 +132,7 @@ class FeedSource:
         self.epoch = epoch
         self.max_gap_s = max_gap_s
         self.health_every_s = health_every_s
+        self.report_end = report_end
         self.done = threading.Event()
 
     def events(self, index: int, epoch: float) -> list[tuple[float, Camera]]:
@@ -162,7 +166,8 @@ class FeedSource:
             else:
                 break
         self.done.set()
-        self._report_ended(sink, stop)
+        if self.report_end:
+            self._report_ended(sink, stop)
 
     def _report_ended(self, sink: CameraSink, stop: threading.Event) -> None:
         with sink.live.locked() as state:

@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from engine.audit import audit
+from engine.audit import CardCheck, audit, rescore
 from engine.record import RecordError, load_record
 from tests.builders import kinds, record, run, trick
 
@@ -470,3 +470,243 @@ def test_a_revoke_in_question_leaves_the_trick_to_its_winner_until_confirmed() -
     report = audit(load_record(_unsure(record(plays, **knob), 1, "W", "3H")))
     assert report.infractions[0].to_check and report.tricks[0].points_to == "W"
     assert rescore(report, [0]).tricks[0].points_to == "S"
+
+
+# ----------------------------------------------------------------- §4 card order in a trick
+
+
+def test_nt_red_five_star_trumps_the_big_joker_and_every_heart() -> None:
+    # VARIANTS.md §4 trump_order: NT 「大王小王連對、紅五星、大王、小王」 000 L37 (NT clockwise)
+    assert run(["S:BJ W:5H N:3S E:4S"], rules="NT", trump="S").tricks[0].winner == "W"
+    assert run(["S:AH W:5H N:3H E:4H"], rules="NT", trump="S").tricks[0].winner == "W"
+    # XX has the standard ladder: ♥5 is a heart, the big joker wins
+    assert run(["S:BJ W:5H N:3S E:4S"], trump="S").tricks[0].winner == "S"
+
+
+def test_nt_a_red_five_lead_is_a_trump_lead_the_followers_must_answer_with_trumps() -> None:
+    # 000 L37: the 紅五星 is a trump, so a heart played to it while holding trumps is 吃蒼蠅
+    plays = ["S:5H W:3H N:3S E:4S", "N:AS W:BJ E:5S S:6S"]
+    report = run(plays, rules="NT", trump="S")
+    assert ("revoke", "W", 1) in kinds(report)
+
+
+def test_offsuit_level_cards_tie_and_the_first_played_wins_unless_ranked_by_suit() -> None:
+    # VARIANTS.md §4 offsuit_level_equal: HF 「除主花色外，其他花色級牌、副牌之間無大小區別」
+    # 004 L25 (HF counter-clockwise: S, E, N, W); level 8, trump ♠
+    plays = ["S:8D E:8H N:3S W:4S"]
+    levels = {"NS": "8", "EW": "8"}
+    assert run(plays, rules="HF", trump="S", levels=levels).tricks[0].winner == "S"
+    ranked = run(
+        plays,
+        rules="HF",
+        trump="S",
+        levels=levels,
+        rule_overrides={"offsuit_level_equal": False},
+    )
+    assert ranked.tricks[0].winner == "E"  # ♥8 over ♦8 by NT's suit order (000 L37)
+
+
+def test_hf_equal_cards_of_a_suit_go_to_the_first_played() -> None:
+    # VARIANTS.md §4 tie_rule: HF 「每輪中相同花色，相同大小的牌以先出為大」 004 L26,
+    # 「同等大小的牌以先出為大」 004 L41 (HF counter-clockwise: S, E, N, W)
+    assert run(["S:3S E:AS N:AS W:4S"], rules="HF").tricks[0].winner == "E"
+    ruffs = run(["S:3S E:6H N:6H W:4S"], rules="HF")  # two equal trumps on a spade lead
+    assert ruffs.tricks[0].winner == "E"
+    assert ruffs.tricks[0].points == 0
+
+
+def test_ly_a_trump_tractor_beats_two_higher_loose_pairs_against_a_throw_of_pairs() -> None:
+    # VARIANTS.md §4 「連對子大於兩個不連的對子」 LY 000 L90 (LY counter-clockwise: S, E, N, W);
+    # level 8, trump ♠: S throws ♥A♥A ♥Q♥Q, E ruffs with ♠3♠3♠4♠4, N with ♠K♠K♠J♠J
+    plays = ["S:AH,AH,QH,QH E:3S,3S,4S,4S N:KS,KS,JS,JS W:3C,4C,5C,6C"]
+    levels = {"NS": "8", "EW": "8"}
+    ly = run(plays, rules="LY", trump="S", levels=levels)
+    assert ly.tricks[0].winner == "E"
+    assert kinds(ly) == []
+    # HF 「單張、對子、連對三種牌型之間不能比較大小」 004 L37: the higher pairs win
+    assert run(plays, rules="HF", trump="S", levels=levels).tricks[0].winner == "N"
+
+
+def test_a_side_suit_tractor_with_a_trump_pair_inside_is_a_mixed_lead_in_every_profile() -> None:
+    # VARIANTS.md §5 trump cards inside side-suit tractors: NT 「主牌不得參加副牌姊妹對」 000 L40,
+    # XX 「主牌不得下放在副牌中使用」 002 L48, B 「花色是同類，主牌是同類」 001 L10–11,
+    # HF 「花色相同」 004 L30; level 8, trump ♠: the ♥8 pair is a trump — 10 a card
+    # (「每張牌罰10分」 000 L12)
+    plays = ["S:7H,7H,8H,8H,9H,9H W:3C,4C,5C,6C,7C,9C N:3D,4D,5D,6D,7D,9D E:3H,4H,5H,6H,10H,JH"]
+    for rules in ("NT", "XX", "B", "HF"):
+        report = run(plays, rules=rules, trump="S", levels={"NS": "8", "EW": "8"})
+        throws = [i for i in report.infractions if i.kind == "failed_throw"]
+        assert [(i.seat, i.penalty, i.proof_data["kind"]) for i in throws] == [
+            ("S", 60, "mixed_lead")
+        ], rules
+
+
+# ----------------------------------------------------------------- §7 throws
+
+
+THROW_OF_A_TRACTOR = "S:QH,QH,JH,JH,AH W:KH,KH,3H,4H,5H N:6H,7H,8H,9H,10H E:3C,4C,5C,6C,7C"
+
+
+def test_xx_and_b_judge_a_thrown_tractor_pair_by_pair() -> None:
+    # VARIANTS.md §7 throw_legal: XX 「甩牌中只要有一张牌或一对牌比其他人手中牌小」 002 L58,
+    # B 001 L24; level 2, trump ♠: W's ♥K♥K pair is bigger than the pairs of the ♥Q♥Q♥J♥J tractor
+    for rules in ("XX", "B"):
+        report = run([THROW_OF_A_TRACTOR], rules=rules, trump="S")
+        ((inf),) = [i for i in report.infractions if i.kind == "failed_throw"]
+        assert (inf.seat, inf.proof_data["by"], inf.proof_data["beaten_by"]) == (
+            "S",
+            "W",
+            ["KH", "KH"],
+        ), rules
+
+
+def test_hf_judges_each_unit_of_a_throw_a_tractor_only_by_a_tractor() -> None:
+    # VARIANTS.md §7 throw_legal: HF 「同時有當前最大單張和最大對子（包括連對）時，也可一起打出」
+    # 004 L35, 「單張、對子、連對三種牌型之間不能比較大小」 004 L37
+    hf_order = "S:QH,QH,JH,JH,AH E:3C,4C,5C,6C,7C N:6H,7H,8H,9H,10H W:KH,KH,3H,4H,5H"
+    assert kinds(run([hf_order], rules="HF", trump="S")) == []  # HF: S, E, N, W
+    over = run(
+        [THROW_OF_A_TRACTOR], rules="XX", trump="S", rule_overrides={"throw_legal": "each_unit"}
+    )
+    assert kinds(over) == []
+
+
+def test_hf_a_throw_is_judged_on_what_the_others_still_hold_played_cards_out() -> None:
+    # 004 L34–35: 「玩家手中牌為梅花k一張、梅花對j，此時外面已打出梅花對a、梅花對q，該玩家即可
+    # 將梅花k與梅花對j同時打出」 — N's ♣A♣A ♣Q♣Q went in trick 1, so ♣K + ♣J♣J is good in
+    # trick 2 although W holds the other ♣K (equal, not bigger); HF: N, W, S, E; trump ♥
+    plays = [
+        "N:AC,AC,QC,QC W:3C,4C,5C,6C S:7C,8C,9C,10C E:3C,4C,5C,6C",
+        "N:KC,JC,JC W:KC,7C,8C S:3D,4D,5D E:9C,10C,3D",
+    ]
+    report = run(plays, rules="HF", declarer="N")
+    assert kinds(report) == []
+    assert [t.winner for t in report.tricks] == ["N", "N"]
+
+
+def test_xx_leaves_the_unit_the_first_seat_able_to_beat_one_beats() -> None:
+    # VARIANTS.md §7 throw_fail_forced: XX 「其余均为“苍蝇”…且出“苍蝇”牌」 002 L58. Trump ♠; S
+    # throws ♥K + ♥9♥9; W (first after S, clockwise) beats the pair, E beats the single.
+    plays = ["S:KH,9H,9H W:10H,10H,3H N:4H,5H,6H E:AH,7H,8H"]
+    (inf,) = run(plays, trump="S").infractions
+    assert (inf.proof_data["forced"], inf.proof_data["by"]) == (["9H", "9H"], "W")
+    assert inf.penalty == 30  # 「一张牌罚10分，甩几张罚几十」 002 L58
+    assert "9H 9H stays on the table" in inf.proof
+
+
+def test_b_leaves_the_smallest_beaten_unit_on_the_table() -> None:
+    # VARIANTS.md §7 throw_fail_forced, §11.6: B 「其餘為出錯牌…且出最小牌（如所出牌均比其他人小，
+    # 全部視為出錯牌，出幾張罰幾十）」 001 L24; both units are beaten, so all three cards are fined
+    b_order = ["S:KH,9H,9H E:AH,7H,8H N:4H,5H,6H W:10H,10H,3H"]  # B: S, E, N, W
+    (inf,) = run(b_order, rules="B", trump="S").infractions
+    assert (inf.proof_data["forced"], inf.proof_data["by"]) == (["KH"], "E")
+    assert inf.penalty == 30
+    plays = ["S:KH,9H,9H W:10H,10H,3H N:4H,5H,6H E:AH,7H,8H"]
+    xx = run(plays, trump="S", rule_overrides={"throw_fail_forced": "smallest_beaten"})
+    assert xx.infractions[0].proof_data["forced"] == ["KH"]
+
+
+def test_hf_a_partner_who_held_a_beater_and_let_the_throw_stand_loses_the_game() -> None:
+    # VARIANTS.md §7 partner hides a beating card: HF 「如甩牌人的對家有大於所甩的牌而故意隱瞞
+    # 不說的，一經發現，判負」 004 L44 (HF: S, E, N, W; N is S's partner and holds ♠K over the
+    # thrown ♠Q)
+    kitty = ["3C", "3C", "4C", "4C", "6C", "6C", "7C", "7C"]
+    plays = ["S:AS,QS E:6S,7S N:KS,5S W:3S,4S"]
+    report = run(plays, rules="HF", finished=True, kitty=kitty)
+    ((inf),) = [i for i in report.infractions if i.kind == "failed_throw"]
+    assert (inf.proof_data["concealed_by"], inf.proof_data["concealed_cards"]) == ("N", ["KS"])
+    assert "判负" in inf.proof
+    assert report.result is not None and report.result.game_winner == "EW"
+    assert {"kind": "forfeit", "side": "NS"} in report.result.steps
+    # a referee who dismisses the failed throw dismisses the forfeit with it
+    kept = rescore(report, [i for i, x in enumerate(report.infractions) if x is not inf])
+    assert kept.result is not None and kept.result.game_winner is None
+    # XX has no such rule: the failed throw alone
+    xx = run(plays, finished=True, kitty=kitty)
+    ((xinf),) = [i for i in xx.infractions if i.kind == "failed_throw"]
+    assert xinf.proof_data["concealed_by"] is None
+    assert xx.result is not None and xx.result.game_winner is None
+
+
+def test_hf_a_throw_the_table_already_cut_short_hides_nothing() -> None:
+    # 004 L44 「故意隱瞞不說」: when the others answered fewer cards the throw did not stand
+    plays = ["S:AS,QS E:6S N:KS W:3S"]
+    report = run(plays, rules="HF")
+    throws = [i for i in report.infractions if i.kind == "failed_throw"]
+    assert throws and throws[0].proof_data["concealed_by"] is None
+
+
+# ----------------------------------------------------------------- §10 查牌, NT's withheld cards
+
+
+def test_an_unfounded_card_check_is_free_the_first_time_then_ten_each() -> None:
+    # VARIANTS.md §10 查牌: 「經檢查對方無誤，第一次不判罰，從第二次開始，查一次扣（或加對方）10分」
+    # A 000 L21, XX 002 L63, B 001 L31
+    clockwise = ["S:AS W:3S N:4S E:5S", "S:KS W:6S N:7S E:8S"]
+    counter = ["S:AS E:5S N:4S W:3S", "S:KS E:8S N:7S W:6S"]  # B: S, E, N, W
+    checks = [CardCheck("W", "S", 1), CardCheck("E", "N", 2), CardCheck("W", "S", 2)]
+    for rules, plays in (("A", clockwise), ("XX", clockwise), ("B", counter)):
+        report = audit(load_record(record(plays, rules=rules)), checks)
+        found = [(i.kind, i.seat, i.trick, i.penalty) for i in report.infractions]
+        assert found == [
+            ("card_check", "W", 1, 0),
+            ("card_check", "E", 2, 10),
+            ("card_check", "W", 2, 10),
+        ], rules
+        assert report.penalties["against_defenders"] == 20
+
+
+def test_a_founded_card_check_costs_nothing_the_infraction_is_scored() -> None:
+    # 「經檢查對方存在錯誤，按違例處理」 000 L21: W checks S's trick 1, where S revoked
+    rec = load_record(record(["W:AS N:5S E:4S S:3D", "W:KS N:8S E:7S S:6S"], declarer="W"))
+    report = audit(rec, [CardCheck("W", "S", 1), CardCheck("W", "S", 2)])
+    assert [(i.kind, i.seat, i.trick, i.penalty) for i in report.infractions] == [
+        ("revoke", "S", 1, 10),
+        ("card_check", "W", 2, 0),
+    ]
+
+
+def test_a_card_check_names_a_trick_and_seats_of_the_record() -> None:
+    rec = load_record(record(["S:AS W:3S N:4S E:5S"]))
+    with pytest.raises(RecordError, match="card check 1: trick 2 is not a trick of the record"):
+        audit(rec, [CardCheck("W", "S", 2)])
+    with pytest.raises(RecordError, match="card check 1: seats are N, E, S, W"):
+        audit(rec, [CardCheck("X", "S", 1)])
+
+
+def test_nt_a_withheld_card_costs_ten_a_card_whenever_it_is_proven() -> None:
+    # NT has no 藏牌 rule: 「吃「蒼蠅」、出錯牌每張罰10分…以證據為準，當局結清」 000 L42 (XX: 80)
+    plays = ["S:AS W:3D N:4S E:5S", "S:KC W:3C N:4C E:5C", "S:KS W:6S N:7S E:8S"]
+    nt = run(plays, rules="NT")
+    assert [(i.kind, i.penalty) for i in nt.infractions] == [("hidden_cards", 10)]
+    # a withheld pair: 2 wrong cards, 20
+    pair = [
+        "S:AS,AS W:3D,4D N:4S,5S E:6S,7S",
+        "S:KC W:3C N:5C E:6C",
+        "S:KS,QS W:8S,8S N:9S,JS E:10S,2S",
+    ]
+    assert [(i.kind, i.penalty) for i in run(pair, rules="NT").infractions] == [
+        ("hidden_cards", 20)
+    ]
+    assert [(i.kind, i.penalty) for i in run(plays).infractions] == [("hidden_cards", 80)]
+
+
+def test_hf_the_partner_hid_a_beater_even_when_an_opponent_beats_the_throw_first() -> None:
+    # 004 L44: E, first after S, holds ♠K♠K; N, S's partner, holds ♠K too and did not say
+    plays = ["S:AS,QS E:KS,KS N:KS,5S W:3S,4S"]
+    report = run(plays, rules="HF")
+    ((inf),) = [i for i in report.infractions if i.kind == "failed_throw"]
+    assert inf.proof_data["by"] == "E"
+    assert inf.proof_data["concealed_by"] == "N"
+
+
+def test_a_card_check_finding_only_a_slow_play_is_unfounded() -> None:
+    # 「對對方前面出牌表示疑問…經檢查對方存在錯誤」 000 L20–21: a check looks at the cards played
+    plays = [trick("S:AS W:3S N:4S E:5S", [50.0, 70.0, 71.0, 72.0])]
+    rec = load_record(record(plays, kitty_buried_t=41.0))
+    report = audit(rec, [CardCheck("S", "W", 1), CardCheck("S", "W", 1)])
+    assert [(i.kind, i.seat, i.penalty) for i in report.infractions] == [
+        ("card_check", "S", 0),
+        ("card_check", "S", 10),
+        ("overtime", "W", 0),
+    ]

@@ -26,6 +26,7 @@ import pytest
 
 import chaodipi.cli.main as cli
 from engine.cards import ALL_IDENTITIES, RANKS, SEATS, SUITS
+from engine.preplay.fields import FIELDS
 from engine.profiles import KNOB_RULES, ProfileError
 from engine.simulate import simulate_hand
 
@@ -121,6 +122,7 @@ TOP_FIELDS = (
     "finished",
     "tricks",
     "meta",
+    *FIELDS,  # before play and beside the tricks: draw, before_play, no_bid_flip, takebacks, …
 )
 
 
@@ -175,10 +177,11 @@ def as_text(record: Any) -> str:
 @cache
 def bases() -> tuple[dict[str, Any], ...]:
     """Simulated hands with every optional field of the record somewhere among them."""
-    xx, _ = simulate_hand("XX", 3, ["revoke", "overtime"])
+    xx, _ = simulate_hand("XX", 3, ["revoke", "overtime", "exposed_card", "takeback"])
+    xx["redeals"] = [{"seat": "E", "t": 1.0}]
     hf, _ = simulate_hand("HF", 5, ["failed_throw"], with_hands=True)
     hf |= {"first_hand": True, "must_play_done": {"NS": ["2"], "EW": []}, "finished": True}
-    b, _ = simulate_hand("B", 7, ["out_of_turn", "kitty_count"])
+    b, _ = simulate_hand("B", 7, ["out_of_turn", "kitty_count", "illegal_chao"])
     camera = copy.deepcopy(xx)
     camera["tricks"] = camera["tricks"][:6]
     camera["tricks"][5]["plays"] = camera["tricks"][5]["plays"][:2]
@@ -229,8 +232,21 @@ def gently(rec: dict[str, Any], rng: random.Random) -> None:
         for t in (raw if isinstance(raw, list) else [])
         if isinstance(t, dict) and isinstance(t.get("plays"), list) and t["plays"]
     ]
-    op = rng.choice(("card", "time", "drop", "swap", "knob", "contract"))
-    if op == "knob" and isinstance(rec.get("rule_overrides"), dict):
+    op = rng.choice(("card", "time", "drop", "swap", "knob", "contract", "bidding"))
+    events = rec.get("before_play")
+    if op == "bidding" and isinstance(events, list) and events:
+        i, j = rng.randrange(len(events)), rng.randrange(len(events))
+        event = events[i] if isinstance(events[i], dict) else {}
+        change = rng.choice(("drop", "swap", "card", "seat"))
+        if change == "drop":
+            del events[i]
+        elif change == "swap":
+            events[i], events[j] = events[j], events[i]
+        elif change == "card" and isinstance(event.get("cards"), list) and event["cards"]:
+            event["cards"][rng.randrange(len(event["cards"]))] = rng.choice(ALL_IDENTITIES)
+        else:
+            event["seat"] = rng.choice(SEATS)
+    elif op == "knob" and isinstance(rec.get("rule_overrides"), dict):
         knob = rng.choice(list(KNOB_RULES))
         rec["rule_overrides"][knob] = allowed_value(knob, rng)
     elif op == "contract":

@@ -15,7 +15,7 @@ from tests.builders import kinds, run, trick
 
 # knob → tests (module::function) that exercise it, besides the direct tests in this file
 COVERED_ELSEWHERE: dict[str, list[str]] = {
-    "direction": ["test_audit::test_play_order_follows_the_profile_direction"],
+    "play_direction": ["test_audit::test_play_order_follows_the_profile_direction"],
     "play_time_limit_s": ["test_audit::test_a_play_over_15_seconds_is_overtime"],
     "bury_time_limit_s": ["test_audit::test_burying_the_kitty_over_60_seconds_is_overtime"],
     "overtime_penalty": ["test_audit::test_b_escalates_overtime_warning_then_10_then_20"],
@@ -84,7 +84,7 @@ COVERED_ELSEWHERE: dict[str, list[str]] = {
         "test_scoring::test_hf_200_for_defenders_at_j_q_k_or_a_wins_the_game",
     ],
     "penalty_floor": [
-        "test_scoring::test_zero_floor_clamps_a_negative_total_to_a_shutout_zero",
+        "test_scoring::test_zero_floor_clamps_a_negative_total_to_zero_which_is_no_shutout",
         "test_scoring::test_shutout_floor_treats_a_negative_total_like_da_guang",
         "test_scoring::test_none_floor_lets_the_formula_run_below_zero",
     ],
@@ -115,7 +115,134 @@ COVERED_ELSEWHERE: dict[str, list[str]] = {
         "test_match::test_xx_limits_a_game_to_one_hour_and_nt_to_ninety_minutes"
     ],
     "match_best_of": ["test_match::test_best_of_three_needs_two_games"],
+    # ----- card order, throws and scoring (VARIANTS §4–§7, §9, §10 查牌) -----
+    "trump_order": [
+        "test_order_and_combos::test_nt_red_five_star_is_a_trump_above_the_big_joker_in_every_hand",
+        "test_audit::test_nt_red_five_star_trumps_the_big_joker_and_every_heart",
+    ],
+    "offsuit_level_equal": [
+        "test_order_and_combos::test_offsuit_level_cards_are_equal_unless_the_knob_ranks_them_by_suit",
+        "test_audit::test_offsuit_level_cards_tie_and_the_first_played_wins_unless_ranked_by_suit",
+    ],
+    "tie_rule": ["test_audit::test_hf_equal_cards_of_a_suit_go_to_the_first_played"],
+    "tractor_beats_pairs": [
+        "test_audit::test_ly_a_trump_tractor_beats_two_higher_loose_pairs_against_a_throw_of_pairs"
+    ],
+    "trump_in_side_tractor": [
+        "test_audit::test_a_side_suit_tractor_with_a_trump_pair_inside_is_a_mixed_lead_in_every_profile"
+    ],
+    "throw_legal": [
+        "test_audit::test_xx_and_b_judge_a_thrown_tractor_pair_by_pair",
+        "test_audit::test_hf_judges_each_unit_of_a_throw_a_tractor_only_by_a_tractor",
+    ],
+    "throw_fail_forced": [
+        "test_audit::test_xx_leaves_the_unit_the_first_seat_able_to_beat_one_beats",
+        "test_audit::test_b_leaves_the_smallest_beaten_unit_on_the_table",
+    ],
+    "throw_partner_hiding_loses": [
+        "test_audit::test_hf_a_partner_who_held_a_beater_and_let_the_throw_stand_loses_the_game"
+    ],
+    "five_point_remainder": [
+        "test_scoring::test_a_five_point_remainder_is_ignored_in_every_regulation",
+        "test_scoring::test_a_five_point_remainder_that_blocks_rounds_the_declarers_margin_down",
+    ],
+    "surplus_rule": [
+        "test_scoring::test_surplus_levels_at_a_must_play_level_are_void_and_never_taken_off_the_opponents"
+    ],
+    "penalty_zero_is_shutout": [
+        "test_scoring::test_only_a_counts_a_zero_made_by_penalties_as_da_guang",
+        "test_whole_hands::test_a_zero_made_by_unfounded_checks_is_da_guang_in_a_only",
+    ],
+    "declaration_jump": [
+        "test_whole_hands::test_nt_declarers_who_showed_the_joker_tractor_go_to_a_when_the_defenders_stay_under_80",
+        "test_whole_hands::test_nt_defenders_who_showed_it_go_to_a_when_the_declarers_take_under_80",
+    ],
+    "penalty_hidden_card_per_card": [
+        "test_audit::test_nt_a_withheld_card_costs_ten_a_card_whenever_it_is_proven",
+        "test_whole_hands::test_nt_a_withheld_card_in_a_whole_hand_costs_ten_a_card_not_eighty",
+    ],
+    "card_check_free": [
+        "test_audit::test_an_unfounded_card_check_is_free_the_first_time_then_ten_each"
+    ],
+    "card_check_penalty": [
+        "test_whole_hands::test_xx_card_checks_over_a_whole_hand_cost_ten_from_the_second_unfounded_one"
+    ],
 }
+
+# the knobs before play and beside the tricks (engine/preplay): tests/engine/test_before_play.py
+_BP = "test_before_play::"
+COVERED_ELSEWHERE.update(
+    {
+        "deal_direction": [
+            _BP + "test_the_draw_goes_the_profiles_way",
+            _BP + "test_xx_the_highest_card_turned_s_e_n_w_draws_first_and_later_the_dealer",
+        ],
+        "shuffle_by": [_BP + "test_who_shuffles_and_who_cuts"],
+        "first_drawer_rule": [
+            _BP + "test_xx_the_highest_card_turned_s_e_n_w_draws_first_and_later_the_dealer",
+            _BP + "test_hf_a_joker_drawn_to_choose_the_first_drawer_does_not_count",
+        ],
+        "first_dealer_rule": [
+            _BP
+            + "test_in_a_first_hand_a_pair_before_the_kitty_takes_the_deal_a_chao_after_it_does_not"
+        ],
+        "later_dealer_rule": [
+            _BP + "test_in_later_hands_a_declaration_sets_the_trump_and_never_the_deal"
+        ],
+        "secret_bidding": [
+            _BP + "test_a_declaration_shown_face_up_where_bidding_is_secret_exposes_its_cards"
+        ],
+        "chao_cards": [
+            _BP + "test_xx_refuses_a_single_card_chao_and_b_lets_the_first_single_complete_its_pair"
+        ],
+        "chao_overcall": [
+            _BP + "test_nt_declares_any_suit_with_the_joker_tractor_or_a_red_star_pair"
+        ],
+        "chao_pair_reuse": [_BP + "test_a_pair_that_has_been_chao_cannot_chao_again"],
+        "chao_order": [
+            _BP + "test_chao_goes_round_in_the_profiles_direction",
+            _BP + "test_a_seat_does_not_chao_its_own_kitty_and_no_one_chaos_after_all_passed",
+        ],
+        "chao_first_round_others_only": [
+            _BP + "test_hf_the_caller_and_the_dealer_may_not_chao_in_the_first_round"
+        ],
+        "chao_rebury": [_BP + "test_overrides_set_the_prices_and_whether_a_chao_takes_the_kitty"],
+        "joker_declare": [
+            _BP + "test_a_single_joker_cannot_declare_and_a_joker_pair_makes_no_trump",
+            _BP + "test_nt_declares_any_suit_with_the_joker_tractor_or_a_red_star_pair",
+        ],
+        "no_bid_rule": [
+            _BP + "test_b_turns_the_kitty_up_when_nobody_declares",
+            _BP + "test_where_a_text_is_silent_nobody_declaring_means_a_new_deal",
+        ],
+        "false_declare_penalty": [
+            _BP + "test_xx_lists_a_false_declaration_for_the_referee_and_plays_on",
+            _BP + "test_b_a_false_declaration_costs_80_and_ends_the_hand",
+            _BP + "test_hf_a_false_declaration_is_not_played_and_the_other_side_jumps",
+        ],
+        "false_declare_ends_hand": [
+            _BP + "test_b_a_false_declaration_costs_80_and_ends_the_hand",
+            _BP + "test_overrides_set_the_prices_and_whether_a_chao_takes_the_kitty",
+        ],
+        "illegal_chao_is_false_declaration": [
+            _BP + "test_hf_the_caller_and_the_dealer_may_not_chao_in_the_first_round",
+            _BP + "test_a_pair_that_has_been_chao_cannot_chao_again",
+        ],
+        "allow_redeal": [_BP + "test_no_weak_hand_redeal"],
+        "bury_violation": [
+            _BP + "test_burying_in_two_goes_or_looking_again_is_warned_then_fined_80"
+        ],
+        "bury_violation_penalty": [
+            _BP + "test_overrides_set_the_prices_and_whether_a_chao_takes_the_kitty"
+        ],
+        "kitty_draw_error": [_BP + "test_taking_the_kitty_with_too_many_or_too_few_cards"],
+        "kitty_draw_penalty": [
+            _BP + "test_overrides_set_the_prices_and_whether_a_chao_takes_the_kitty"
+        ],
+        "penalty_exposed_card": [_BP + "test_each_exposed_card_costs_ten"],
+        "penalty_takeback": [_BP + "test_each_card_taken_back_costs_ten"],
+    }
+)
 
 DIRECT: dict[str, str] = {
     "overtime_penalty_step": "test_overtime_penalty_step_sets_the_escalation",

@@ -134,3 +134,71 @@ def test_shape_key_accepts_a_part_of_a_longer_tractor() -> None:
     lead = decompose(o, ["3H", "3H", "4H", "4H", "9D"])
     assert shape_key(o, lead, ["2S", "2S", "3S", "3S", "4S"]) is not None
     assert shape_key(o, lead, ["2S", "2S", "4S", "4S", "5S"]) is None  # pairs not adjacent
+
+
+# ----------------------------------------------------------------- §4 trump_order, off-suit level
+
+
+def test_nt_red_five_star_is_a_trump_above_the_big_joker_in_every_hand() -> None:
+    # VARIANTS.md §4 trump_order: NT 「大王小王連對、紅五星、大王、小王」 000 L37
+    for trump in ("S", "H", "NT"):
+        o = order("NT", trump=trump)
+        assert o.is_trump("5H")
+        assert o.strength("5H") > o.strength("BJ") > o.strength("SJ")
+    five = order("NT", level="5", trump="H")  # the trump-suit level card is the star itself
+    assert five.strength("5H") > five.strength("BJ") > five.strength("5S")
+    assert not order("XX").is_trump("5H")  # the standard ladder: ♥5 is a heart
+
+
+def test_the_red_five_leaves_the_hearts_ladder_and_its_gap_is_hollow() -> None:
+    # 000 L40 「採用實心姊妹對」: NT's ♥4♥4 ♥6♥6 is no tractor; a profile with hollow tractors
+    # reads the gap like the level rank's (「空心牌是将牌」 002 L48)
+    cards = ["4H", "4H", "6H", "6H"]
+    assert [u.pairs for u in decompose(order("NT"), cards)] == [1, 1]
+    assert [u.pairs for u in decompose(order("XX", trump_order="red_five_star"), cards)] == [2]
+    assert [u.pairs for u in decompose(order("XX"), cards)] == [1, 1]  # ♥5 sits between
+
+
+def test_a_red_five_pair_joins_no_tractor_the_joker_tractor_is_the_biggest() -> None:
+    # 「大王小王為最大姊妹對」 000 L40
+    o = order("NT")
+    assert [u.pairs for u in decompose(o, ["5H", "5H", "BJ", "BJ"])] == [1, 1]
+    assert [u.pairs for u in decompose(o, ["SJ", "SJ", "BJ", "BJ"])] == [2]
+
+
+def test_at_level_five_the_red_five_is_still_the_star_not_a_level_card() -> None:
+    o = order("NT", level="5", trump="S")
+    assert o.strength("5H") > o.strength("BJ")
+    assert o.strength("5D") == o.strength("5C") < o.strength("5S") < o.strength("SJ")
+
+
+def test_offsuit_level_cards_are_equal_unless_the_knob_ranks_them_by_suit() -> None:
+    # VARIANTS.md §4 offsuit_level_equal: HF 「除主花色外，其他花色級牌、副牌之間無大小區別」
+    # 004 L25
+    hf = order("HF")
+    assert hf.strength("8H") == hf.strength("8D") == hf.strength("8C")
+    ranked = order("HF", offsuit_level_equal=False)  # by suit ♦ < ♣ < ♥ < ♠ (000 L37)
+    assert ranked.strength("8D") < ranked.strength("8C") < ranked.strength("8H")
+    assert ranked.strength("8H") < ranked.strength("8S") < ranked.strength("SJ")
+    assert [u.pairs for u in decompose(ranked, ["8C", "8C", "8H", "8H"])] == [1, 1]
+    nt = order("XX", trump="NT", offsuit_level_equal=False)
+    assert nt.strength("8D") < nt.strength("8C") < nt.strength("8H") < nt.strength("8S")
+
+
+def test_trump_cards_never_sit_in_a_side_suit_tractor_in_any_profile() -> None:
+    # VARIANTS.md §5 「Trump cards inside side-suit tractors」: NT 000 L40, XX 002 L48,
+    # B 001 L10–11, HF 004 L30 — the ♥8 pair is a trump at level 8
+    cards = Counter(["7H", "7H", "8H", "8H", "9H", "9H"])
+    for rules, hollow in (("NT", 1), ("XX", 2), ("B", 2), ("HF", 2)):
+        o = order(rules)
+        assert o.profile.trump_in_side_tractor == "forbidden"
+        assert longest_run(o, cards, "H") == hollow  # ♥7♥7 ♥9♥9 at most, never three pairs
+        assert o.cls("8H") == "T"
+
+
+def test_hand_orders_are_built_once_per_level_trump_and_profile() -> None:
+    from engine.order import hand_order
+
+    p = get_profile("HF")
+    assert hand_order("8", "S", p) is hand_order("8", "S", p)
+    assert hand_order("8", "S", p) is not hand_order("9", "S", p)

@@ -63,10 +63,23 @@ def test_every_ambiguity_of_variants_section_11_is_an_explicit_knob() -> None:
         "must_play_levels",  # 11.4
         "throw_partner_can_defeat",  # 11.5
         "throw_fail_penalty",  # 11.6
-        "direction",  # 11.7
+        "deal_direction",  # 11.7: the draw,
+        "play_direction",  # play and rotation,
+        "chao_order",  # and 炒 each their own knob
     ):
         assert knob in KNOB_DOCS
     assert any("五十K" in n for n in get_profile("NT").notes)
+
+
+def test_the_direction_override_of_earlier_records_sets_draw_play_and_chao_order() -> None:
+    # VARIANTS.md §11.7 L155: 「Keep one direction knob that drives dealing, 炒 order, play and
+    # dealer rotation together, plus an override for 炒 order」 — the one knob older records use
+    both = get_profile("XX", {"direction": "counterclockwise"})
+    assert (both.deal_direction, both.play_direction, both.chao_order) == ("counterclockwise",) * 3
+    assert both.direction == "counterclockwise"
+    own = get_profile("XX", {"chao_order": "clockwise", "direction": "counterclockwise"})
+    assert (own.play_direction, own.chao_order) == ("counterclockwise", "clockwise")
+    assert "direction" in KNOB_RULES and "direction" not in knob_names()
 
 
 def test_overrides_change_only_the_named_knob() -> None:

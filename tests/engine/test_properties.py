@@ -14,7 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine.audit import audit
-from engine.cards import full_deck, points
+from engine.cards import ALL_IDENTITIES, RANKS, full_deck, points
+from engine.order import HandOrder, hand_order
 from engine.profiles import PROFILE_NAMES, get_profile, knob_names
 from engine.record import load_record
 from engine.simulate import INJECTABLE, simulate_hand
@@ -81,3 +82,30 @@ def test_two_profiles_differ_only_where_their_knobs_differ(
 
 def _jsonable(knobs: dict[str, Any]) -> dict[str, Any]:
     return {k: list(v) if isinstance(v, tuple) else v for k, v in knobs.items()}
+
+
+@FAST
+@given(
+    rules=profiles,
+    level=st.sampled_from(RANKS),
+    trump=st.sampled_from(("S", "H", "D", "C", "NT")),
+    red_five=st.booleans(),
+    equal_level=st.booleans(),
+)
+def test_every_card_order_ranks_all_54_identities_with_the_top_trump_on_top(
+    rules: str, level: str, trump: str, red_five: bool, equal_level: bool
+) -> None:
+    # VARIANTS.md §4: BJ tops the standard ladder (004 L23), ♥5 NT's 紅五星 ladder (000 L37)
+    knobs: dict[str, Any] = {
+        "trump_order": "red_five_star" if red_five else "standard",
+        "offsuit_level_equal": equal_level,
+    }
+    order = hand_order(level, trump, get_profile(rules, knobs))
+    assert order == HandOrder(level, trump, get_profile(rules, knobs))  # the cache changes nothing
+    assert set(order.info) == set(ALL_IDENTITIES)
+    top = max(ALL_IDENTITIES, key=order.strength)
+    assert top == ("5H" if red_five else "BJ")
+    for cls, ladder in order.ladders.items():
+        assert len(order.adjacent[cls]) == len(ladder) - 1
+        for i, slot in enumerate(ladder):
+            assert all(order.cls(c) == cls and order.slot(c) == i for c in slot)

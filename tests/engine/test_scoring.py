@@ -197,14 +197,16 @@ def test_hf_first_hand_shutout_wins_the_game_for_the_declarers() -> None:
 # ----------------------------------------------------------------- negative totals (§9 L124)
 
 
-def test_zero_floor_clamps_a_negative_total_to_a_shutout_zero() -> None:
+def test_zero_floor_clamps_a_negative_total_to_zero_which_is_no_shutout() -> None:
     # VARIANTS.md §9 L124; HF 「台下罰分罰至0分為止」 004 L43 (XX default 'zero')
     out = settle("XX", table=10, penalties=-30)
     assert out.defender_total == 0
     assert out.levels_after["NS"] == "10"  # 0 → +8
     hf = settle("HF", table=10, penalties=-30, levels={"NS": "4", "EW": "2"})
     assert hf.defender_total == 0
-    assert hf.levels_after["NS"] == "A"  # a 0 is 大光 → 跳級
+    # the defenders took 10: no 大光 (「主叫方打大光」 004 L11, L13), +8 stops on the must-play J
+    assert hf.levels_after["NS"] == "J"
+    assert not any(step["kind"] == "jump" for step in hf.steps)
 
 
 def test_shutout_floor_treats_a_negative_total_like_da_guang() -> None:
@@ -556,3 +558,140 @@ def test_settle_hand_rejects_bad_levels_and_seats() -> None:
         settle("XX", levels={"NS": "2"})
     with pytest.raises(ScoringError):
         settle("XX", declarer="X")
+
+
+# ----------------------------------------------------------------- penalty-made 0 (§9 L122–124)
+
+
+def test_only_a_counts_a_zero_made_by_penalties_as_da_guang() -> None:
+    # A 「如抓分方為0分（大光）或因罰分為負分，莊家方從低於a級的任何一級直接公升打"a"級」 000 L10
+    a = settle("A", table=20, penalties=-20, levels={"NS": "4", "EW": "2"})
+    assert (a.defender_total, a.levels_after["NS"]) == (0, "A")
+    # B 「台下方得0分（俗稱「大光」），莊家公升9級」 001 L7 — a shutout in play: here the
+    # defenders took 20, so the 0 follows the formula, +8 (from 2: 10), not the 大光 +9 (J)
+    b = settle("B", table=20, penalties=-20)
+    assert (b.defender_total, b.levels_after["NS"]) == (0, "10")
+    assert settle("B", table=0).levels_after["NS"] == "J"  # a real 大光
+    # HF 「台下罰分罰至0分為止」 004 L43: no first-hand win from a penalty-made 0 (004 L11)
+    hf = settle("HF", table=20, penalties=-20, first_hand=True)
+    assert hf.game_winner is None
+    assert settle("HF", table=0, penalties=+10, first_hand=True).game_winner is None  # 10 points
+    assert settle("HF", table=0, penalties=-10, first_hand=True).game_winner == "NS"  # took 0
+    on = settle("B", table=20, penalties=-20, overrides={"penalty_zero_is_shutout": True})
+    assert on.levels_after["NS"] == "J"
+
+
+def test_b_da_guang_plus_nine_from_3_still_stops_on_the_must_play_j() -> None:
+    # B 「每盤比賽中無論打到幾，台下方得0分（俗稱「大光」），莊家公升9級」 001 L7 with 「「j」必打」
+    # 001 L5: 無論打到幾 makes the gain 9 at any level; only HF says a jump may pass J
+    # (「可跳過「j」」 004 L13)
+    out = settle("B", table=0, levels={"NS": "3", "EW": "2"})
+    assert out.levels_after["NS"] == "J"
+    assert {"kind": "must_play_stop", "level": "J", "void": 1} in out.steps
+    done = settle("B", table=0, levels={"NS": "3", "EW": "2"}, overrides={"must_play_levels": []})
+    assert done.levels_after["NS"] == "Q"
+
+
+# ----------------------------------------------------------------- 5-point remainders, surplus
+
+
+def test_a_five_point_remainder_is_ignored_in_every_regulation() -> None:
+    # VARIANTS.md §9 five_point_remainder: A 「抓分方得70~75分，莊家方公升一級」 000 L10,
+    # XX 「5分不挡级」 002 L44, B 「5分不計」 001 L6, HF 「零頭5分不算分」 004 L8
+    for rules in ("A", "XX", "B", "HF"):
+        assert settle(rules, table=75, levels={"NS": "3", "EW": "3"}).levels_after["NS"] == "4"
+        assert settle(rules, table=35, levels={"NS": "3", "EW": "3"}).levels_after["NS"] == "8"
+        assert settle(rules, table=95, levels={"NS": "3", "EW": "3"}).levels_after["EW"] == "4"
+
+
+def test_a_five_point_remainder_that_blocks_rounds_the_declarers_margin_down() -> None:
+    # five_point_remainder = "blocks" (5分挡级, no regulation here): 75 → +0, 35 → +4
+    ovr = {"five_point_remainder": "blocks"}
+    out = settle("XX", table=75, levels={"NS": "3", "EW": "3"}, overrides=ovr)
+    assert out.levels_after["NS"] == "3"
+    out = settle("XX", table=35, levels={"NS": "3", "EW": "3"}, overrides=ovr)
+    assert out.levels_after["NS"] == "7"
+
+
+def test_surplus_levels_at_a_must_play_level_are_void_and_never_taken_off_the_opponents() -> None:
+    # VARIANTS.md §9 surplus_rule: A 「已超過部分不降對方的級別」 000 L10, HF 「多餘的分數作廢，
+    # 不扣對家的級數」 004 L9 — XX at 9, defenders 50: +3 stops on the must-play J
+    for rules in ("XX", "HF"):
+        out = settle(rules, table=50, levels={"NS": "9", "EW": "6"})
+        assert (out.levels_after["NS"], out.levels_after["EW"]) == ("J", "6"), rules
+    a = settle("A", table=0, levels={"NS": "9", "EW": "6"})  # the 大光 jump to A: 6 stays 6
+    assert (a.levels_after["NS"], a.levels_after["EW"]) == ("A", "6")
+    ovr = {"surplus_rule": "demotes_opponents"}
+    out = settle("XX", table=50, levels={"NS": "9", "EW": "6"}, overrides=ovr)
+    assert (out.levels_after["NS"], out.levels_after["EW"]) == ("J", "5")
+    low = settle("XX", table=0, levels={"NS": "4", "EW": "2"}, overrides=ovr)  # 4 + 8: 5 void
+    assert (low.levels_after["NS"], low.levels_after["EW"]) == ("J", "2")  # not below 2
+
+
+# ----------------------------------------------------------------- NT declaration jump, 判負
+
+
+def test_nt_a_joker_tractor_or_red_five_pair_shown_by_the_declarers_sends_them_to_a() -> None:
+    # NT 「如果是主打方亮相對方未拿滿80分則主打方直接打a，台下方打2」 000 L45
+    out = settle_hand(
+        get_profile("NT"),
+        levels={"NS": "5", "EW": "7"},
+        declarer="N",
+        defender_table_points=70,
+        kitty_points=0,
+        kitty_multiplier=2,
+        defenders_won_last_trick=False,
+        last_trick_winning_cards=(),
+        last_trick_is_throw=False,
+        penalties_to_defenders=0,
+        declarer_points=130,
+        declaration_side="NS",
+    )
+    assert (out.levels_after["NS"], out.levels_after["EW"]) == ("A", "2")
+    assert out.next_declarer == "S" and out.game_winner is None
+
+
+def test_nt_shown_by_the_defenders_it_needs_the_declarers_under_80_of_their_own() -> None:
+    # NT 「如果是台下方亮相後而主打方未拿滿80分則台下方直接打a，主打方打2」 000 L45
+    def nt(declarer_points: int, table: int, side: str = "EW") -> HandOutcome:
+        return settle_hand(
+            get_profile("NT"),
+            levels={"NS": "5", "EW": "7"},
+            declarer="N",
+            defender_table_points=table,
+            kitty_points=0,
+            kitty_multiplier=2,
+            defenders_won_last_trick=False,
+            last_trick_winning_cards=(),
+            last_trick_is_throw=False,
+            penalties_to_defenders=0,
+            declarer_points=declarer_points,
+            declaration_side=side,
+        )
+
+    out = nt(declarer_points=70, table=130)
+    assert (out.levels_after["NS"], out.levels_after["EW"]) == ("2", "A")
+    assert out.next_declarer == "E"  # the defenders take the deal: N's next seat, clockwise
+    normal = nt(declarer_points=120, table=80)  # the declarers took 80 or more: as usual
+    assert (normal.levels_after["NS"], normal.levels_after["EW"]) == ("5", "7")
+    assert nt(declarer_points=70, table=130, side="NS").levels_after["EW"] == "Q"  # 130: 7 + 5
+    xx = settle("XX", table=70, levels={"NS": "5", "EW": "7"})
+    assert xx.levels_after["NS"] == "6"
+
+
+def test_a_forfeit_loses_the_game_whatever_the_points() -> None:
+    # HF 「一經發現，判負」 004 L44: the offending side loses the game
+    out = settle_hand(
+        get_profile("HF"),
+        levels={"NS": "5", "EW": "7"},
+        declarer="N",
+        defender_table_points=30,
+        kitty_points=0,
+        kitty_multiplier=2,
+        defenders_won_last_trick=False,
+        last_trick_winning_cards=(),
+        last_trick_is_throw=False,
+        penalties_to_defenders=0,
+        forfeited_by="NS",
+    )
+    assert out.game_winner == "EW"

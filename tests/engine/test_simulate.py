@@ -87,7 +87,9 @@ def test_times_stay_within_the_profile_limits_on_a_clean_hand() -> None:
     record, _ = simulate_hand("A", 5)
     p = get_profile("A")
     assert p.bury_time_limit_s is not None and p.play_time_limit_s is not None
-    assert 10 <= record["kitty_taken_t"] <= 20
+    bidding = [e["t"] for e in record["before_play"]]
+    assert record["draw"]["t"] == 0.0 and bidding == sorted(bidding)
+    assert bidding[-1] == record["kitty_buried_t"] and record["kitty_taken_t"] in bidding
     assert 0 < record["kitty_buried_t"] - record["kitty_taken_t"] <= p.bury_time_limit_s
     prev = record["kitty_buried_t"]
     for trick in record["tricks"]:
@@ -95,8 +97,9 @@ def test_times_stay_within_the_profile_limits_on_a_clean_hand() -> None:
             assert 0 < play["t"] - prev <= p.play_time_limit_s
             prev = play["t"]
     untimed, _ = simulate_hand("A", 5, with_times=False)
-    assert "kitty_taken_t" not in untimed
+    assert "kitty_taken_t" not in untimed and "t" not in untimed["draw"]
     assert all("t" not in p for t in untimed["tricks"] for p in t["plays"])
+    assert all("t" not in e and "revealed_t" not in e for e in untimed["before_play"])
 
 
 @pytest.mark.parametrize("rules", PROFILE_NAMES)
@@ -162,6 +165,8 @@ def test_each_planted_kind_alone_is_found_with_its_seat_and_trick_and_nothing_el
                 assert truth == []
                 continue
             want = "revoke" if kind == "hidden_cards" and with_hands else kind
+            if kind == "illegal_chao" and get_profile(rules).illegal_chao_is_false_declaration:
+                want = "false_declaration"  # HF 「不具備炒底資格而假炒底的」 004 L48
             assert [t["kind"] for t in truth] == [want], (rules, seed, with_hands)
 
 
@@ -175,11 +180,16 @@ def test_all_kinds_planted_together_land_in_different_tricks_and_are_all_found()
 
 
 def test_the_kitty_count_fault_keeps_every_hand_consistent() -> None:
-    record, truth = simulate_hand("XX", 3, ["kitty_count"], with_hands=True)
-    assert truth == [{"kind": "kitty_count", "seat": record["declarer"], "trick": None}]
-    size = len(record["kitty"])
-    assert size in (7, 9)
-    assert len(record["hands"][record["declarer"]]) == 25 + 8 - size
+    for seed in range(3, 9):
+        record, truth = simulate_hand("XX", seed, ["kitty_count"], with_hands=True)
+        # the seat that buried it last, after any 炒: 「莊家（或非莊家）扣下的底牌張數多於或少於
+        # 8張，均罰錯扣方80分」 001 L16
+        burier = [e["seat"] for e in record["before_play"] if e["action"] == "bury"][-1]
+        assert truth == [{"kind": "kitty_count", "seat": burier, "trick": None}]
+        size = len(record["kitty"])
+        assert size in (7, 9)
+        assert len(record["hands"][burier]) == 25 + 8 - size
+        assert Counter(all_cards(record)) == Counter(full_deck())
     assert Counter(all_cards(record)) == Counter(full_deck())
 
 
@@ -205,6 +215,72 @@ def test_the_proof_delay_decides_revoke_or_hidden_cards_per_profile_knob() -> No
 def test_an_unknown_kind_is_refused() -> None:
     with pytest.raises(ValueError, match="cannot plant"):
         simulate_hand("XX", 1, ["cheating"])
+
+
+BEFORE_PLAY_KINDS = ("false_declaration", "illegal_chao", "bury_violation", "kitty_draw_error")
+
+
+@pytest.mark.parametrize("rules", PROFILE_NAMES)
+@pytest.mark.parametrize("kind", [*BEFORE_PLAY_KINDS, "exposed_card", "takeback"])
+def test_each_fault_before_play_or_beside_the_tricks_is_found_under_every_profile(
+    kind: str, rules: str
+) -> None:
+    for seed in range(3):
+        for with_hands in (False, True):
+            record, truth = simulate_hand(rules, seed, [kind], with_hands=with_hands)
+            assert len(truth) == 1, (seed, with_hands)
+            assert found(record) == expected(truth), (seed, with_hands)
+
+
+def test_an_illegal_chao_is_planted_in_each_of_its_forms() -> None:
+    # 「炒过的将牌不能重复炒」 002 L41 (reused), a single (chao_cards), out of turn (chao_order),
+    # before the kitty was buried, after a no-bid flip (B 「翻底牌選主後不得炒牌」 001 L3)
+    reasons: Counter[str] = Counter()
+    for seed in range(40):
+        for rules in ("XX", "B"):
+            record, truth = simulate_hand(rules, seed, ["illegal_chao"])
+            report = audit(load_record(record))
+            assert found(record) == expected(truth)
+            reasons.update(i.proof_data["reason"] for i in report.infractions)
+    assert {"single", "reused", "before_burial", "after_flip"} <= set(reasons), reasons
+    assert {"turn", "closed"} & set(reasons), reasons
+
+
+def test_a_false_declaration_that_ends_the_hand_leaves_a_record_without_tricks() -> None:
+    # B 「暗放主牌出錯，放錯牌方判罰80分，發現時即結束此盤比賽」 001 L23
+    record, truth = simulate_hand("B", 2, ["false_declaration", "revoke"])
+    assert [t["kind"] for t in truth] == ["false_declaration"] and record["tricks"] == []
+    report = audit(load_record(record))
+    assert [i.penalty for i in report.infractions] == [80]
+    assert report.finished and report.result is not None and report.defender_points == 0
+    # XX is silent: listed for the referee, and the hand is played
+    record, truth = simulate_hand("XX", 2, ["false_declaration"])
+    assert record["tricks"] and [i.penalty for i in audit(load_record(record)).infractions] == [0]
+
+
+def test_simulated_bidding_is_varied() -> None:
+    seen: Counter[str] = Counter()
+    for seed in range(60):
+        rules = PROFILE_NAMES[seed % len(PROFILE_NAMES)]
+        record, _ = simulate_hand(rules, seed, with_hands=seed % 2 == 1)
+        actions = [e["action"] for e in record["before_play"]]
+        seen.update(a for a in actions if a in ("chao", "pass"))
+        seen["first hand"] += bool(record.get("first_hand"))
+        seen["no-bid flip"] += "no_bid_flip" in record
+        seen["no-trump"] += record["trump"] == "NT"
+        seen["pair declared"] += any(
+            e["action"] == "declare" and len(e["cards"]) == 2 for e in record["before_play"]
+        )
+        seen["kitty taken again"] += actions.count("take") > 1
+    assert set(seen) == {
+        "chao",
+        "pass",
+        "first hand",
+        "no-bid flip",
+        "no-trump",
+        "pair declared",
+        "kitty taken again",
+    }, seen
 
 
 def test_a_planted_overtime_is_never_the_first_lead_whose_clock_no_camera_sees() -> None:

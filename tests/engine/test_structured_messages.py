@@ -12,7 +12,15 @@ from typing import Any
 
 import pytest
 
-from engine.audit import KINDS, PROOF_KINDS, AuditReport, audit, proof_text
+from engine.audit import (
+    KINDS,
+    PROOF_KINDS,
+    REFEREE_KINDS,
+    AuditReport,
+    CardCheck,
+    audit,
+    proof_text,
+)
 from engine.profiles import get_profile
 from engine.record import load_record
 from engine.scoring import STEP_KINDS, HandOutcome, explain, settle_hand
@@ -82,7 +90,16 @@ PROOF_CASES: dict[str, list[Callable[[], AuditReport]]] = {
         ),
     ],
     "hand_count": [lambda: run(["S:AS W:3S N:4S E:5S"], finished=True)],
+    "card_check": [
+        lambda: audit(
+            load_record(record(["S:AS W:3S N:4S E:5S"])),
+            [CardCheck("W", "S", 1), CardCheck("E", "S", 1)],  # the first free, then 10
+        )
+    ],
 }
+PROOF_CASES["throw"].append(  # HF: the partner held a beater and did not say (判負)
+    lambda: run(["S:AS,QS E:6S,7S N:KS,5S W:3S,4S"], rules="HF")
+)
 
 
 def proofs_of(kind: str) -> list[tuple[Any, dict[str, Any]]]:
@@ -112,7 +129,7 @@ def test_each_proof_kind_carries_the_facts_its_sentence_is_made_of(kind: str) ->
 
 def test_every_infraction_kind_has_a_proof_case() -> None:
     seen = {inf.kind for kind in PROOF_KINDS for inf, _ in proofs_of(kind)}
-    assert seen == set(KINDS)
+    assert seen == set(KINDS) | set(REFEREE_KINDS)
 
 
 def test_a_follow_proof_names_the_obligation_the_suit_the_basis_and_the_knob() -> None:
@@ -171,6 +188,9 @@ def settle(profile: str, **kw: Any) -> HandOutcome:
         last_trick_is_throw=False,
         penalties_to_defenders=kw.pop("penalties", 0),
         first_hand=kw.pop("first_hand", False),
+        **{
+            k: kw.pop(k) for k in ("declarer_points", "declaration_side", "forfeited_by") if k in kw
+        },
     )
 
 
@@ -196,6 +216,17 @@ SETTLEMENTS: list[Callable[[], HandOutcome]] = [
     ),
     lambda: settle("XX", table=40, won_last=True, cards=["JS"], levels={"NS": "J", "EW": "5"}),
     lambda: settle("XX", table=70, levels={"NS": "A", "EW": "2"}),  # passes A
+    lambda: settle(
+        "XX",
+        table=55,
+        levels={"NS": "9", "EW": "6"},
+        overrides={"surplus_rule": "demotes_opponents"},
+    ),
+    lambda: settle("NT", table=40, levels={"NS": "5", "EW": "3"}, declaration_side="NS"),
+    lambda: settle(
+        "NT", table=150, levels={"NS": "5", "EW": "3"}, declaration_side="EW", declarer_points=50
+    ),
+    lambda: settle("HF", table=30, levels={"NS": "5", "EW": "3"}, forfeited_by="NS"),
 ]
 
 

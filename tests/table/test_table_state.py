@@ -47,7 +47,7 @@ def referee_session(tmp_path: Path) -> Any:
     store.append("correction_undone", {"of_seq": c}, "referee:王")
     store.append("play_corrected", {"trick": 1, "seat": "W", "cards": ["3C"], "was": []},
                  "referee:王")  # fmt: skip
-    store.append("snapshot", {"hand": 1, "trick": 7, "path": "evidence/h0001-t07-1.jpg"}, "system")
+    store.append("snapshot", {"hand": 1, "trick": 2, "path": "evidence/h0001-t02-1.jpg"}, "system")
     store.append("camera_health", {"fps": 8.0, "last_frame_age_s": 0.1, "cpu_temp_c": 50}, "camera")
     store.append("calibration_drift", {"ok": False, "detail": "marker 2 moved"}, "camera")
     store.append("recognition_conflict", {"kind": "cards_changed", "seat": "N", "cards": ["5H"],
@@ -142,22 +142,22 @@ def test_the_state_json_has_the_contract_shape(tmp_path: Path) -> None:
 def test_infraction_ids_are_stable_and_named_by_hand_kind_seat_trick(tmp_path: Path) -> None:
     live = table(tmp_path, hand())
     ids = [i["id"] for i in live.public_json(NOW)["infractions"]]
-    assert ids == ["1-revoke-N-7-0", "1-overtime-S-9-0"]
+    assert ids == ["1-revoke-N-2-0", "1-overtime-N-4-0"]
     assert [i["id"] for i in fold(live.store.events()).to_public_json(NOW)["infractions"]] == ids
 
 
 def test_only_confirmed_infractions_change_the_score(tmp_path: Path) -> None:
     live = table(tmp_path, hand())
     before = live.public_json(NOW)["hand"]["result"]["defender_total"]
-    assert before == 65  # the open revoke (10 against the defender N) is not counted
-    live.store.append("infraction_decided", {"id": "1-revoke-N-7-0", "decision": "confirm"},
+    assert before == 200  # the open revoke (10 against the defender N) is not counted
+    live.store.append("infraction_decided", {"id": "1-revoke-N-2-0", "decision": "confirm"},
                       "referee:王")  # fmt: skip
-    assert live.public_json(NOW)["hand"]["result"]["defender_total"] == 55
-    live.store.append("infraction_decided", {"id": "1-revoke-N-7-0", "decision": "dismiss"},
+    assert live.public_json(NOW)["hand"]["result"]["defender_total"] == 190
+    live.store.append("infraction_decided", {"id": "1-revoke-N-2-0", "decision": "dismiss"},
                       "referee:王")  # fmt: skip
     state = live.public_json(NOW)
-    assert state["hand"]["result"]["defender_total"] == 65
-    assert [i["id"] for i in state["infractions"]] == ["1-overtime-S-9-0"]  # dismissed: gone
+    assert state["hand"]["result"]["defender_total"] == 200
+    assert [i["id"] for i in state["infractions"]] == ["1-overtime-N-4-0"]  # dismissed: gone
     assert live.referee_json(NOW)["infractions"][0]["status"] == "dismissed"
 
 
@@ -268,27 +268,27 @@ def test_a_camera_play_that_names_unsure_reads_asks_the_referee_to_check_it(
 def test_an_infraction_resting_on_an_unsure_read_is_the_referees_question_until_confirmed(
     tmp_path: Path,
 ) -> None:
-    rec = hand()  # N revokes in trick 7
+    rec = hand()  # N revokes in trick 2
     live = table(tmp_path)
     start_table(live, contract_of(rec))
     sink = CameraSink(live)
-    revoking = rec["tricks"][6]["plays"]
+    revoking = rec["tricks"][1]["plays"]
     n_cards = next(p["cards"] for p in revoking if p["seat"] == "N")
     for _, (kind, data) in record_events(rec, EPOCH):
         if kind == "play" and data["seat"] == "N" and data["cards"] == n_cards:
             data = {**data, "unsure": {n_cards[0]: 0.6}}
         sink.emit(kind, data)
     referee = {i["id"]: i for i in live.referee_json(NOW)["infractions"]}
-    assert referee["1-revoke-N-7-0"]["unsure_reads"] == [
-        {"trick": 7, "seat": "N", "card": n_cards[0], "maybe": None, "play": n_cards}
+    assert referee["1-revoke-N-2-0"]["unsure_reads"] == [
+        {"trick": 2, "seat": "N", "card": n_cards[0], "maybe": None, "play": n_cards}
     ]
-    assert referee["1-overtime-S-9-0"]["unsure_reads"] == []
+    assert referee["1-overtime-N-4-0"]["unsure_reads"] == []
     public = [i["id"] for i in live.public_json(NOW)["infractions"]]
-    assert public == ["1-overtime-S-9-0"]  # the question is not shown to spectators
-    live.store.append("infraction_decided", {"id": "1-revoke-N-7-0", "decision": "confirm"},
+    assert public == ["1-overtime-N-4-0"]  # the question is not shown to spectators
+    live.store.append("infraction_decided", {"id": "1-revoke-N-2-0", "decision": "confirm"},
                       "referee:王")  # fmt: skip
     public = [i["id"] for i in live.public_json(NOW)["infractions"]]
-    assert public == ["1-revoke-N-7-0", "1-overtime-S-9-0"]
+    assert public == ["1-revoke-N-2-0", "1-overtime-N-4-0"]
 
 
 def _w_revokes_with_a_3d_that_may_be_3s(tmp_path: Path) -> LiveTable:

@@ -266,10 +266,10 @@ def test_nobody_is_on_the_clock_before_the_first_play_and_a_stopped_clock_stays_
 def test_a_finished_hand_keeps_its_last_trick_on_the_table_and_explains_the_result(
     table: Table, page: Page
 ) -> None:
-    table.whole_simulated_hand(seed=2)  # the defenders take 150 + the kitty 20 × 2
+    table.whole_simulated_hand(seed=2)  # the defenders take 90 + the kitty 35 × 2
     page.goto(table.url)
     result = page.wait_for_selector("#result-line:not([hidden])")
-    assert "本副结果" in result.inner_text() and "台下方得分 190" in result.inner_text()
+    assert "本副结果" in result.inner_text() and "台下方得分 160" in result.inner_text()
     assert "defenders" not in result.inner_text()
     assert page.inner_text("#felt-centre") == "本副结束"
     assert page.locator("#felt .seat-cards svg").count() >= 4
@@ -277,7 +277,7 @@ def test_a_finished_hand_keeps_its_last_trick_on_the_table_and_explains_the_resu
     assert len(page.query_selector_all("#history > li")) == table.state()["hand"]["trick"]
 
     page.get_by_role("button", name="Switch to English").click()
-    assert "defenders 190 = table 150 + kitty 20×2" in page.inner_text("#result-line")
+    assert "defenders 160 = table 90 + kitty 35×2" in page.inner_text("#result-line")
     assert "台下方" not in page.inner_text("#result-line")
 
 

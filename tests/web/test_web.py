@@ -99,9 +99,9 @@ def test_confirming_an_infraction_changes_the_public_score(app: Flask) -> None:
     client = app.test_client()
     token = sign_in(client)
     before = client.get("/api/state").get_json()
-    assert before["infractions"][0] == {"id": "1-revoke-N-7-0", "kind": "revoke", "seat": "N",
-                                        "trick": 7, "penalty": 10, "status": "open"}  # fmt: skip
-    res = post(client, "/api/referee/infractions/1-revoke-N-7-0", token,
+    assert before["infractions"][0] == {"id": "1-revoke-N-2-0", "kind": "revoke", "seat": "N",
+                                        "trick": 2, "penalty": 10, "status": "open"}  # fmt: skip
+    res = post(client, "/api/referee/infractions/1-revoke-N-2-0", token,
                {"decision": "confirm", "note": "N 承认"})  # fmt: skip
     assert res.status_code == 200 and res.get_json() == {"ok": True, "seq": before["seq"] + 1}
     after = client.get("/api/state").get_json()
@@ -112,9 +112,9 @@ def test_confirming_an_infraction_changes_the_public_score(app: Flask) -> None:
     referee = client.get("/api/referee/state").get_json()
     assert (
         referee["infractions"][0]["note"] == "N 承认"
-        and "trick 7" in referee["infractions"][0]["proof"]
+        and "trick 2" in referee["infractions"][0]["proof"]
     )
-    bad = post(client, "/api/referee/infractions/1-revoke-N-7-0", token, {"decision": "maybe"})
+    bad = post(client, "/api/referee/infractions/1-revoke-N-2-0", token, {"decision": "maybe"})
     assert bad.status_code == 400
     unknown = post(
         client, "/api/referee/infractions/9-revoke-N-7-0", token, {"decision": "confirm"}
@@ -172,7 +172,7 @@ def test_contract_kitty_chao_di_and_next_hand(app: Flask) -> None:
 
 def test_events_leave_out_referee_only_kinds_and_fields(app: Flask, live: LiveTable) -> None:
     live.store.append("snapshot", {"hand": 1, "trick": 1, "path": "evidence/x.jpg"}, "system")
-    live.store.append("infraction_decided", {"id": "1-revoke-N-7-0", "decision": "confirm",
+    live.store.append("infraction_decided", {"id": "1-revoke-N-2-0", "decision": "confirm",
                       "note": "秘密"}, "referee:王")  # fmt: skip
     client = app.test_client()
     body = client.get("/api/events?since=0").get_json()
@@ -200,11 +200,11 @@ def test_records_list_and_export_in_the_engine_schema(app: Flask) -> None:
 def test_evidence_pictures_are_for_referees_only(app: Flask, live: LiveTable) -> None:
     folder = live.store.data_dir / "evidence"
     folder.mkdir()
-    (folder / "h0001-t07-1.jpg").write_bytes(b"\xff\xd8\xff\xe0jpeg")
-    live.store.append("snapshot", {"hand": 1, "trick": 7, "path": "evidence/h0001-t07-1.jpg"},
+    (folder / "h0001-t02-1.jpg").write_bytes(b"\xff\xd8\xff\xe0jpeg")
+    live.store.append("snapshot", {"hand": 1, "trick": 2, "path": "evidence/h0001-t02-1.jpg"},
                       "system")  # fmt: skip
     client = app.test_client()
-    url = "/api/referee/evidence/h0001-t07-1.jpg"
+    url = "/api/referee/evidence/h0001-t02-1.jpg"
     assert client.get(url).status_code == 401
     sign_in(client)
     inf = client.get("/api/referee/state").get_json()["infractions"][0]

@@ -170,14 +170,25 @@ function followText(d, common) {
 
 function throwText(d, common) {
   const unit = t(`proof.throw.${d.unit}`, { n: d.unit_pairs });
-  return t("proof.throw", {
-    ...common,
-    by: seatName(d.by),
-    beaten_by: cardsText(d.beaten_by),
-    where: t(`proof.throw.${d.basis}`, { found: d.found_at }),
-    unit,
-    unit_cards: cardsText(d.unit_cards),
-  });
+  const forced =
+    d.forced && d.forced.join() !== (d.cards || []).join()
+      ? t("proof.throw.forced", { forced: cardsText(d.forced) })
+      : "";
+  const concealed = d.concealed_by
+    ? t("proof.throw.concealed", { partner: seatName(d.concealed_by), cards: cardsText(d.concealed_cards) })
+    : "";
+  return (
+    t("proof.throw", {
+      ...common,
+      by: seatName(d.by),
+      beaten_by: cardsText(d.beaten_by),
+      where: t(`proof.throw.${d.basis}`, { found: d.found_at }),
+      unit,
+      unit_cards: cardsText(d.unit_cards),
+    }) +
+    forced +
+    concealed
+  );
 }
 
 /**
@@ -201,12 +212,26 @@ export function proofSentence(d) {
     size: d.kitty_size,
     copies: d.copies,
     card: d.card ? cardShort(d.card, lang()) : "",
+    // before play (engine/preplay): a seat the rule expected, trumps, and the case within a kind
+    other: d.other ? seatName(d.other) : "",
+    trump: d.trump ? t(`suit.${d.trump}`) : "",
+    expected_trump: d.expected_trump ? t(`suit.${d.expected_trump}`) : "",
+    reason: d.reason ? t(`proof.reason.${d.reason}`, { other: d.other ? seatName(d.other) : "", level: d.level }) : "",
   };
   switch (d.kind) {
     case "follow":
       return followText(d, common);
     case "throw":
       return throwText(d, common);
+    case "card_check":
+      return t("proof.card_check", {
+        ...common,
+        checked: seatName(d.checked),
+        side: t(`side.${d.side}`),
+        cost: d.penalty
+          ? t("proof.card_check.penalty", { penalty: d.penalty })
+          : t("proof.card_check.free", { free: d.free }),
+      });
     case "out_of_turn":
       return t("proof.out_of_turn", {
         ...common,

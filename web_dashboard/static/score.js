@@ -66,6 +66,11 @@ export function stepText(s) {
       return t(`step.${s.kind}`, { next: t(`seat.${s.next}`) });
     case "game_won":
       return t("step.game_won", { side: t(`side.${s.side}`) });
+    case "opponents_drop":
+    case "forfeit":
+      return t(`step.${s.kind}`, { ...s, side: t(`side.${s.side}`) });
+    case "declaration_jump":
+      return t(`step.declaration_jump.${s.shown_by}`, { ...s, side: t(`side.${s.side}`) });
     default: {
       const key = `step.${s.kind}`;
       const text = t(key, s);
