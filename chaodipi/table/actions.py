@@ -9,15 +9,16 @@ split it.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from typing import Any
 
 from chaodipi.table.live import LiveTable
-from chaodipi.table.table_state import DEFAULT_LEVELS, check_contract
+from chaodipi.table.table_state import DEFAULT_LEVELS, check_contract, without_hand_fields
 
 
 def _started(number: int, contract: Mapping[str, Any]) -> dict[str, Any]:
-    return {
+    started = {
         "hand": number,
         "rules": contract["rules"],
         "rule_overrides": dict(contract.get("rule_overrides") or {}),
@@ -25,6 +26,9 @@ def _started(number: int, contract: Mapping[str, Any]) -> dict[str, Any]:
         "declarer": contract["declarer"],
         "trump": contract["trump"],
     }
+    if contract.get("before_play") is not None:  # the hand's bidding, when the caller knows it
+        started["before_play"] = copy.deepcopy(contract["before_play"])
+    return started
 
 
 def start_table(live: LiveTable, contract: Mapping[str, Any]) -> int | None:
@@ -61,7 +65,7 @@ def new_match(live: LiveTable, actor: str) -> list[int]:
     """``next_match`` and the ``hand_started`` of its first hand (levels 2–2)."""
     with live.locked() as state:
         hand = state.hand
-        nxt = {**hand.contract, "levels": dict(DEFAULT_LEVELS), "trump": "NT"}
+        nxt = {**without_hand_fields(hand.contract), "levels": dict(DEFAULT_LEVELS), "trump": "NT"}
         return live.append_many(
             [
                 ("next_match", {}, actor),

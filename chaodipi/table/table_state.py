@@ -26,10 +26,17 @@ starts
   idle) or at the camera's last frame once its health says frames stopped coming (the source
   ended or stalled, :data:`CAMERA_STOPPED_S`), so both follow from the log alone.
 
+* A contract may carry the hand's bidding: ``before_play`` (declarations, 炒, passes and the
+  kitty's moves in order, :mod:`engine.preplay.fields`), given by ``hand_started`` or
+  ``contract_set`` and checked with the record; the next hand starts without it. The state's
+  ``hand.before_play`` lists it when given.
+
 Spectator JSON (:meth:`TableState.to_public_json`) carries no proof, evidence, conflicts,
 corrections, notes or referee names; dismissed infractions are left out of it, and so are
 open ones whose proof rests on a card the camera read unsurely (``Infraction.to_check``): they
-are the referee's question until confirmed.
+are the referee's question until confirmed. Its ``before_play`` shows no card placed face down
+before it is revealed, nor the cards buried in the kitty: only how many
+(:func:`public_before_play`).
 """
 
 from __future__ import annotations
@@ -55,6 +62,10 @@ from engine.profiles import get_profile
 from engine.record import load_record
 
 CAMERA_HAND_KINDS = ("play", "trick_cleared", "kitty")
+CONTRACT_KEYS = ("declarer", "trump", "levels", "rules", "rule_overrides", "before_play")
+"""What ``contract_set`` may change."""
+HAND_ONLY_KEYS = ("before_play",)
+"""Contract fields of one hand, never carried to the next."""
 EVIDENCE_URL = "/api/referee/evidence/"
 DEFAULT_LEVELS = {"NS": "2", "EW": "2"}
 IDLE_AFTER_S = 120.0
@@ -77,8 +88,8 @@ def default_contract(rules: str = "XX") -> dict[str, Any]:
 
 
 def check_contract(contract: dict[str, Any]) -> dict[str, Any]:
-    """A validated contract (rules, rule_overrides, levels, declarer, trump); raises
-    ``ValueError`` with one line naming the bad field."""
+    """A validated contract (rules, rule_overrides, levels, declarer, trump, optionally
+    before_play); raises ``ValueError`` with one line naming the bad field."""
     if set(contract["levels"]) != {"NS", "EW"}:
         raise ValueError('levels must be {"NS": rank, "EW": rank}')
     if contract["trump"] != "NT" and contract["trump"] not in SUITS:
@@ -172,7 +183,7 @@ class TableState:
                 done.logged_result = data.get("result")
         elif kind == "contract_set":
             new = dict(hand.contract)
-            for key in ("declarer", "trump", "levels", "rules", "rule_overrides"):
+            for key in CONTRACT_KEYS:
                 if data.get(key) is not None:
                     new[key] = data[key]
             hand.contract = check_contract(new)
@@ -218,15 +229,16 @@ class TableState:
     def _hand_started(self, ev: StoredEvent) -> None:
         data = ev.data
         number = int(data.get("hand", self.hand.number))
-        contract = check_contract(
-            {
-                "rules": str(data.get("rules", self.hand.contract["rules"])),
-                "rule_overrides": dict(data.get("rule_overrides") or {}),
-                "levels": dict(data.get("levels") or self.hand.contract["levels"]),
-                "declarer": str(data.get("declarer", self.hand.contract["declarer"])),
-                "trump": str(data.get("trump", "NT")),
-            }
-        )
+        given: dict[str, Any] = {
+            "rules": str(data.get("rules", self.hand.contract["rules"])),
+            "rule_overrides": dict(data.get("rule_overrides") or {}),
+            "levels": dict(data.get("levels") or self.hand.contract["levels"]),
+            "declarer": str(data.get("declarer", self.hand.contract["declarer"])),
+            "trump": str(data.get("trump", "NT")),
+        }
+        if data.get("before_play") is not None:
+            given["before_play"] = copy.deepcopy(data["before_play"])
+        contract = check_contract(given)
         if self._implicit_first or number == self.hand.number:
             hand = self.hand
             hand.number, hand.contract, hand.started_t = number, contract, ev.t
@@ -254,7 +266,7 @@ class TableState:
         hand = self.hand
         scored = hand.scored()
         outcome = scored.report.result if scored is not None else None
-        contract = {**hand.contract, "trump": "NT"}
+        contract = {**without_hand_fields(hand.contract), "trump": "NT"}
         if outcome is None:
             return contract
         levels = DEFAULT_LEVELS if outcome.game_winner else outcome.levels_after
@@ -297,7 +309,11 @@ class TableState:
         hand.closed = True
         self.match = MatchState(hand.profile())
         self.match_number += 1
-        contract = {**hand.contract, "levels": dict(DEFAULT_LEVELS), "trump": "NT"}
+        contract = {
+            **without_hand_fields(hand.contract),
+            "levels": dict(DEFAULT_LEVELS),
+            "trump": "NT",
+        }
         self.hands.append(HandFold(hand.number + 1, contract, ev.t, first_hand=True))
 
     # ----- queries -----------------------------------------------------------------------
@@ -338,6 +354,11 @@ class TableState:
         out = dict(cached)
         out["server_time"] = now
         out["hand"] = _with_clock(cached["hand"], now, self.camera.frames_stopped_at())
+        if not referee and "before_play" in out["hand"]:
+            out["hand"] = {
+                **out["hand"],
+                "before_play": public_before_play(out["hand"]["before_play"], now),
+            }
         out["camera"] = self._camera_json(now)
         return out
 
@@ -490,6 +511,30 @@ def _conflict_fixes(
     return out
 
 
+def without_hand_fields(contract: Mapping[str, Any]) -> dict[str, Any]:
+    """The contract without the fields of its own hand (:data:`HAND_ONLY_KEYS`)."""
+    return {k: v for k, v in contract.items() if k not in HAND_ONLY_KEYS}
+
+
+def public_before_play(events: Iterable[Mapping[str, Any]], now: float) -> list[dict[str, Any]]:
+    """``before_play`` for spectators at ``now``: a card placed face down and not yet revealed
+    (no ``revealed_t``, or one after ``now``) and the cards buried in the kitty are given only
+    by their ``count``, with ``hidden: true``."""
+    out: list[dict[str, Any]] = []
+    for event in events:
+        row = dict(event)
+        revealed = event.get("revealed_t")
+        unrevealed = bool(event.get("face_down")) and (revealed is None or revealed > now)
+        if unrevealed:
+            row.pop("revealed_t", None)
+        if row.get("cards") and (unrevealed or event.get("action") == "bury"):
+            row["count"] = len(row.pop("cards"))
+            row["hidden"] = True
+            row.pop("trump", None)  # a joker tractor's suit would tell the cards
+        out.append(row)
+    return out
+
+
 def _num(value: Any) -> float | None:
     return None if value is None else float(value)
 
@@ -553,6 +598,8 @@ def hand_json(hand: HandFold) -> dict[str, Any]:
         "kitty": {"cards": None, "points": 0, "multiplier": 1},
         "result": None,
     }
+    if c.get("before_play") is not None:
+        base["before_play"] = copy.deepcopy(c["before_play"])
     scored = hand.scored()
     if scored is None:
         return base

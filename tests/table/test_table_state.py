@@ -13,6 +13,7 @@ from chaodipi.table.actions import advance_hand, new_match, start_table
 from chaodipi.table.feed import contract_of, record_events
 from chaodipi.table.live import LiveTable
 from chaodipi.table.sink import CameraSink
+from chaodipi.table.store import EventStore
 from chaodipi.table.table_state import TableState, fold
 from engine.audit import audit, rescore
 from engine.record import load_record
@@ -380,3 +381,54 @@ def test_a_kitty_card_read_in_doubt_offers_the_kitty_with_its_runner_up_to_enter
         "trick": 0, "seat": "S", "card": "AS", "maybe": "4S", "play": kitty,
         "fix": ["4S", *kitty[1:]],
     }  # fmt: skip
+
+
+def bidding(record: dict[str, Any]) -> list[dict[str, Any]]:
+    """The simulated hand's ``before_play`` on the table's clock: N's face-down 6♥ turned up at
+    once, S's face-down 炒 of 6♣ 6♣ never turned up."""
+    events = [{**e, "t": EPOCH + e["t"]} for e in record["before_play"]]
+    events[0]["revealed_t"] = events[0]["t"] + 1.0
+    return events
+
+
+def test_the_hands_bidding_in_its_contract_is_in_the_state_and_not_carried_on(
+    tmp_path: Path,
+) -> None:
+    rec = hand()
+    live = LiveTable(EventStore(tmp_path / "T1.sqlite"), "T1", "XX")
+    start_table(live, {**contract_of(rec), "before_play": bidding(rec)})
+    feed(live, rec)
+    assert live.referee_json(NOW)["hand"]["before_play"] == bidding(rec)
+    public = live.public_json(NOW)["hand"]["before_play"]
+    assert [(e["seat"], e["action"]) for e in public] == [
+        ("N", "declare"), ("W", "take"), ("W", "bury"), ("S", "chao"), ("S", "take"), ("S", "bury"),
+    ]  # fmt: skip
+    assert public[0]["cards"] == ["6H"]
+    advance_hand(live, "referee:王")
+    assert "before_play" not in live.public_json(NOW)["hand"]
+
+
+def test_spectators_see_a_face_down_card_only_once_revealed(tmp_path: Path) -> None:
+    rec = hand()
+    live = LiveTable(EventStore(tmp_path / "T1.sqlite"), "T1", "XX")
+    events = bidding(rec)
+    start_table(live, {**contract_of(rec), "before_play": events})
+    before = live.public_json(events[0]["revealed_t"] - 0.5)["hand"]["before_play"]
+    assert before[0] == {"seat": "N", "action": "declare", "face_down": True,
+                         "t": events[0]["t"], "count": 1, "hidden": True}  # fmt: skip
+    later = live.public_json(NOW)["hand"]["before_play"]
+    assert later[0]["cards"] == ["6H"]
+    assert later[3] == {"seat": "S", "action": "chao", "face_down": True, "t": events[3]["t"],
+                        "count": 2, "hidden": True}  # fmt: skip
+    assert "6C" not in json.dumps(live.public_json(NOW))
+
+
+def test_a_contract_set_gives_the_bidding_checked_like_the_record(tmp_path: Path) -> None:
+    live = table(tmp_path, hand(), upto=0)
+    live.store.append("contract_set", {"before_play": [{"seat": "N", "action": "shout"}]},
+                      "referee:王")  # fmt: skip
+    assert "before_play" not in live.public_json(NOW)["hand"]
+    assert "before_play event 1 action" in " ".join(live.referee_json(NOW)["notes"])
+    bid = [{"seat": "E", "action": "declare", "cards": ["2S"]}, {"seat": "E", "action": "take"}]
+    live.store.append("contract_set", {"before_play": bid}, "referee:王")
+    assert live.public_json(NOW)["hand"]["before_play"] == bid

@@ -48,20 +48,24 @@ class Table:
         return self.store.append(kind, data, actor)
 
     def start_hand(
-        self, *, declarer: str = "N", trump: str = "H", levels: dict[str, str] | None = None
+        self,
+        *,
+        declarer: str = "N",
+        trump: str = "H",
+        levels: dict[str, str] | None = None,
+        before_play: list[dict[str, Any]] | None = None,
     ) -> None:
-        self.append(
-            "hand_started",
-            {
-                "hand": 1,
-                "rules": "XX",
-                "rule_overrides": {},
-                "levels": levels or {"NS": "5", "EW": "3"},
-                "declarer": declarer,
-                "trump": trump,
-            },
-            actor="system",
-        )
+        data: dict[str, Any] = {
+            "hand": 1,
+            "rules": "XX",
+            "rule_overrides": {},
+            "levels": levels or {"NS": "5", "EW": "3"},
+            "declarer": declarer,
+            "trump": trump,
+        }
+        if before_play is not None:
+            data["before_play"] = before_play
+        self.append("hand_started", data, actor="system")
 
     def play(
         self,
@@ -243,6 +247,40 @@ def test_the_scoreboard_shows_contract_points_clock_history_and_chart(
     banner = page.inner_text("#infractions")
     assert "待裁定" in banner and "北" in banner and "未按顺序出牌" in banner
     assert page.query_selector("#infractions .inf-confirmed") is None
+
+
+def test_the_scoreboard_shows_the_declarations_in_order_and_the_trump_they_gave(
+    table: Table, page: Page
+) -> None:
+    table.start_hand(
+        before_play=[
+            {"seat": "S", "action": "declare", "cards": ["5C"], "face_down": True, "t": T0},
+            {"seat": "W", "action": "declare", "cards": ["5D"], "face_down": True, "t": T0 + 2,
+             "revealed_t": T0 + 5},
+            {"seat": "N", "action": "chao", "cards": ["5H", "5H"], "t": T0 + 30},
+            {"seat": "E", "action": "pass", "t": T0 + 35},
+            {"seat": "N", "action": "take", "t": T0 + 40},
+            {"seat": "N", "action": "bury", "cards": ["2S", "3S", "4S", "6S", "7S", "8S", "9S",
+             "JS"], "t": T0 + 70},
+        ]
+    )  # fmt: skip
+    open_live(page, table.url)
+    line = page.wait_for_selector("#before-play:not([hidden])")
+    text = line.inner_text()
+    assert "叫主 / 炒底" in text
+    said = [text.index(words) for words in ("南叫主", "暗放 1 张", "西叫主", "北炒")]
+    assert said == sorted(said)
+    assert "东不炒" not in text and "扣底" not in text  # the line shows the bids only
+    shown = page.query_selector_all("#before-play-body svg")
+    assert [c.get_attribute("data-card") for c in shown] == ["5D", "5H", "5H"]  # not 5C: face down
+    assert "底牌在北" in text and "定主" in text and "红桃" in text
+
+    sign_in(page, table)  # the referee's 牌前 panel lists every event, face-down cards too
+    page.wait_for_selector("#bp-panel:not([hidden]) #bp-list li >> nth=5")
+    steps = [li.inner_text() for li in page.query_selector_all("#bp-list li")]
+    assert "东不炒" in steps[3] and "北拿底" in steps[4] and "北扣底" in steps[5]
+    assert page.query_selector("#bp-list li:first-child svg[data-card='5C']") is not None
+    assert "底牌在北" in page.inner_text("#bp-outcome")
 
 
 def test_nobody_is_on_the_clock_before_the_first_play_and_a_stopped_clock_stays_put(

@@ -2,6 +2,7 @@
 // moves the match on. Every POST carries the X-CSRF-Token from <meta name="csrf-token">;
 // 401 shows the sign-in link, errors are shown next to the form that caused them.
 
+import { eventNode, outcomeNodes } from "./before_play.js";
 import { cardRow, cardShort, parseCardList, trumpBadge } from "./cards.js";
 import { initLang, lang, onLangChange, t } from "./i18n.js";
 import { apiPath, subscribe } from "./live.js";
@@ -550,12 +551,48 @@ function renderMiniState() {
   }
 }
 
+/** 牌前: every declaration, 炒, pass and kitty move in order (the referee sees face-down cards). */
+function renderBeforePlay() {
+  const panel = $("bp-panel");
+  const list = $("bp-list");
+  const outcome = $("bp-outcome");
+  const st = ref || pub;
+  if (!panel || !list || !outcome || !st) return;
+  const events = st.hand && st.hand.before_play;
+  panel.hidden = !Array.isArray(events);
+  clear(list);
+  clear(outcome);
+  if (!Array.isArray(events)) return;
+  if (!events.length) {
+    const li = document.createElement("li");
+    li.className = "muted";
+    li.textContent = t("bp.none");
+    list.appendChild(li);
+  }
+  for (const e of events) {
+    const li = document.createElement("li");
+    if (e.t != null) {
+      const when = document.createElement("span");
+      when.className = "bp-time muted";
+      when.textContent = `${clockTime(e.t)} `;
+      li.appendChild(when);
+    }
+    li.appendChild(eventNode(e));
+    list.appendChild(li);
+  }
+  outcomeNodes(events, st.hand.trump).forEach((node, i) => {
+    if (i) outcome.append(" · ");
+    outcome.appendChild(node);
+  });
+}
+
 function renderReferee() {
   renderQueue();
   renderConflicts();
   renderNotes();
   renderCorrections();
   renderMiniState();
+  renderBeforePlay();
 }
 
 // ---------------------------------------------------------------- forms

@@ -1,6 +1,7 @@
 // Spectator scoreboard and stream overlay: renders /api/state (live from /api/stream) into the
 // page. Both pages share the element ids; whatever a page lacks is skipped.
 
+import { bids, eventNode, outcomeNodes } from "./before_play.js";
 import { cardRow, trumpBadge } from "./cards.js";
 import { initLang, lang, onLangChange, t } from "./i18n.js";
 import { serverNow, subscribe } from "./live.js";
@@ -61,6 +62,32 @@ function renderContract(st) {
   const trickNo = hand && hand.trick ? t("trick", { n: hand.trick }) : "";
   text("trick-no", trickNo);
   text("trick-h", trickNo || t("currentTrick"));
+}
+
+/** The 叫主 / 炒底 line: each declaration and 炒 in order, the kitty's holder, the trump. */
+function renderBeforePlay(st) {
+  const line = $("before-play");
+  const body = $("before-play-body");
+  if (!line || !body) return;
+  const events = st.hand && st.hand.before_play;
+  line.hidden = !Array.isArray(events);
+  clear(body);
+  if (!Array.isArray(events)) return;
+  const shown = bids(events);
+  if (!shown.length) {
+    const none = document.createElement("span");
+    none.className = "bp-event muted";
+    none.textContent = t("bp.none");
+    body.appendChild(none);
+  }
+  shown.forEach((e, i) => {
+    if (i) body.appendChild(document.createTextNode(" → "));
+    body.appendChild(eventNode(e));
+  });
+  for (const node of outcomeNodes(events, st.hand.trump)) {
+    body.appendChild(document.createTextNode(" · "));
+    body.appendChild(node);
+  }
 }
 
 function renderPoints(st) {
@@ -360,6 +387,7 @@ function render() {
   if (!state) return;
   renderLevels(state);
   renderContract(state);
+  renderBeforePlay(state);
   renderPoints(state);
   renderTrick(state);
   renderInfractions(state);
