@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import tomllib
 from collections.abc import Sequence
@@ -231,5 +232,23 @@ def _refusal(e: OSError) -> str:
     return f"cannot use{where}: {e.strerror or type(e).__name__}: check the path"
 
 
+SERVING_COMMANDS = ("run", "demo", "hub")
+
+
+def entry() -> None:
+    """The console command: :func:`main`, then the process's exit.
+
+    A serving command has closed its log and said so when :func:`main` returns; it then ends
+    at once (``os._exit``) rather than through the interpreter's teardown, where a native
+    library's worker (onnxruntime, OpenCV, the web server's loop) still winding down can crash
+    the process on SIGTERM and turn a clean stop into a failed one."""
+    code = main()
+    if sys.argv[1:2] and sys.argv[1] in SERVING_COMMANDS:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    sys.exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()
