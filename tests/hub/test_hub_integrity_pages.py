@@ -5,20 +5,17 @@ the organisers (and only for them), and a table named 七号桌 shown by its nam
 from __future__ import annotations
 
 import datetime as dt
-import threading
 from collections.abc import Iterator
 from typing import Any
 from zoneinfo import ZoneInfo
 
-import playwright.sync_api as playwright_api
 import pytest
-import waitress.server as waitress_server
 
 from chaodipi.hub.hub import Hub
 from chaodipi.mqtt_link import Topics, topic_slug
 from chaodipi.table.outbox import Signer, event_payload
 from chaodipi.table.store import StoredEvent
-from tests.browser import CHROMIUM, CHROMIUM_ARGS, needs_chromium
+from tests.browser import chromium_page, needs_chromium, served
 from tests.hub_helpers import ORGANISER_PIN, deliver, make_hub, table_events
 from tests.waiting import DEADLINE_S
 from web_dashboard.hub_app import create_hub_app
@@ -49,28 +46,14 @@ def hub(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hub]:
 
 @pytest.fixture(scope="module")
 def hub_url(hub: Hub) -> Iterator[str]:
-    server = waitress_server.create_server(create_hub_app(hub), host="127.0.0.1", port=0, threads=8)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.effective_port}"
-    finally:
-        server.close()
-        thread.join(timeout=5)
+    with served(create_hub_app(hub)) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
 def page(hub_url: str) -> Iterator[Any]:
-    with playwright_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        context = browser.new_context(viewport={"width": 1366, "height": 900}, timezone_id=ZONE)
-        context.set_default_timeout(DEADLINE_S * 1000)
-        errors: list[str] = []
-        pg = context.new_page()
-        pg.on("pageerror", lambda e: errors.append(str(e)))
+    with chromium_page(DEADLINE_S, timezone_id=ZONE) as pg:
         yield pg
-        browser.close()
-        assert errors == [], f"JavaScript errors on the page: {errors}"
 
 
 def hms(epoch: float) -> str:

@@ -3,15 +3,12 @@ English on request, and a table's scoreboard served by the hub."""
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from typing import Any
 
-import playwright.sync_api as playwright_api
 import pytest
-import waitress.server as waitress_server
 
-from tests.browser import CHROMIUM, CHROMIUM_ARGS, needs_chromium
+from tests.browser import chromium_page, needs_chromium, served
 from tests.hub_helpers import deliver, make_hub, table_events
 from tests.waiting import DEADLINE_S
 from web_dashboard.hub_app import create_hub_app
@@ -25,29 +22,17 @@ def hub_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     hub = make_hub(folder)
     deliver(hub, "T2", table_events(folder / "t2"), cpu_temp_c=82.0)
     deliver(hub, "T1", table_events(folder / "t1", seed=4, upto=10))
-    server = waitress_server.create_server(create_hub_app(hub), host="127.0.0.1", port=0, threads=8)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
     try:
-        yield f"http://127.0.0.1:{server.effective_port}"
+        with served(create_hub_app(hub)) as url:
+            yield url
     finally:
         hub.stop()
-        server.close()
-        thread.join(timeout=5)
 
 
 @pytest.fixture(scope="module")
 def page(hub_url: str) -> Iterator[Any]:
-    with playwright_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        context = browser.new_context(viewport={"width": 1366, "height": 900})
-        context.set_default_timeout(DEADLINE_S * 1000)
-        errors: list[str] = []
-        pg = context.new_page()
-        pg.on("pageerror", lambda e: errors.append(str(e)))
+    with chromium_page(DEADLINE_S) as pg:
         yield pg
-        browser.close()
-        assert errors == [], f"JavaScript errors on the page: {errors}"
 
 
 def test_the_overview_shows_every_table_in_chinese_then_english(hub_url: str, page: Any) -> None:
