@@ -652,14 +652,14 @@ class CardDetector:
             image_bgr, [tuple(map(float, b)) for b in boxes], source=source
         )
         index = {name: i for i, name in enumerate(self.names)}
-        joker_conf = max(self.conf, JOKER_READ_CONF)
+        weak_joker_conf = max(self.conf, JOKER_READ_CONF)
         keep = [
             i
             for i, (name, prob, *_) in enumerate(reads)
             if name in index  # "none" is not among the names
             and prob >= self.conf
             and (name not in JOKERS or prob >= self.joker_conf)
-            and (not maybe_joker[i] or (name in JOKERS and prob >= joker_conf))
+            and (not maybe_joker[i] or (name in JOKERS and prob >= weak_joker_conf))
         ]
         kept = set(keep)
         if unread is not None:

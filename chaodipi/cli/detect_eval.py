@@ -55,7 +55,7 @@ def _detector(args: argparse.Namespace) -> CardDetector:
         Path(args.model) if args.model else DEFAULT_MODEL,
         threads=args.threads,
         conf=getattr(args, "conf", CONF),
-        joker_conf=max(getattr(args, "conf", CONF), getattr(args, "joker_conf", CONF)),
+        joker_conf=getattr(args, "joker_conf", CONF),
         classifier_path=_classifier_choice(getattr(args, "classifier", "auto")),
     )
 
