@@ -294,6 +294,14 @@ def add_crops_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser
         help="also cut 'none' crops from the lettering of N card-free scenes (score sheets, "
         "printed pages, packaging; default 0)",
     )
+    p.add_argument(
+        "--picture-negatives",
+        type=int,
+        default=0,
+        metavar="K",
+        help="card-sized 'none' crops per scene, and per phantom scene (court art, packaging "
+        "pictures: what a localiser boxes whole; default 0)",
+    )
     _add_jokers_argument(p)
     p.set_defaults(func=run_crops)
     return p
@@ -316,11 +324,18 @@ def run_crops(args: argparse.Namespace) -> int:
         text_negatives=args.text_negatives,
         joker_share=args.jokers,
         square_bowls=args.square_bowls,
+        picture_negatives=args.picture_negatives,
     )
     if args.phantom_scenes:
         from vision.synth.crop_data import synthesize_phantom_crops
 
-        n += synthesize_phantom_crops(args.phantom_scenes, args.out, args.seed, args.split)
+        n += synthesize_phantom_crops(
+            args.phantom_scenes,
+            args.out,
+            args.seed,
+            args.split,
+            pictures=args.picture_negatives,
+        )
     print(f"wrote {n} crops from {args.scenes} scenes to {args.out / args.split}")
     return 0
 

@@ -18,7 +18,7 @@ from vision.crops import (
     crop_mapped,
 )
 from vision.onnx_model import ModelError
-from vision.synth.crop_data import scene_crops, synthesize_crops
+from vision.synth.crop_data import picture_boxes, scene_crops, synthesize_crops
 from vision.synth.text_negatives import _vertical_word, text_negative
 
 
@@ -187,3 +187,20 @@ def test_eval_crops_scores_the_classifier_alone_per_class_with_its_confusions(
     assert result["confusions"] == [{"true": "QS", "read": "10H", "n": 1}]
     with pytest.raises(CropsError, match="holds no <class>/ folders of crops"):
         evaluate_crops(tmp_path / "crops", classifier)  # the split folder was not given
+
+
+def test_picture_crops_are_card_sized_none_crops_never_centred_on_a_whole_joker() -> None:
+    rng = np.random.default_rng(3)
+    joker = (CLASSIFIER_NAMES.index("BJ"), 100.0, 100.0, 220.0, 260.0)
+    index = (CLASSIFIER_NAMES.index("10H"), 400.0, 100.0, 420.0, 130.0)
+    labels = [label for label, _ in scene_crops(rng, _marked_image(), [joker, index], 1, 0, 6)]
+    assert sorted(labels) == sorted(["BJ", "10H"] + [NONE_CLASS] * 6)
+    boxes = picture_boxes(rng, (640, 480), [30.0], [joker[1:]], 200)
+    assert all(2.5 * 30 <= b[2] - b[0] <= 8 * 30 for b in boxes)
+    centred_on_joker = [
+        b
+        for b in boxes
+        if abs((b[0] + b[2]) / 2 - 160) < 0.35 * (b[2] - b[0])
+        and abs((b[1] + b[3]) / 2 - 180) < 0.35 * (b[3] - b[1])
+    ]
+    assert boxes and not centred_on_joker

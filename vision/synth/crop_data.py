@@ -18,7 +18,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.classes import CLASS_NAMES
+from vision.classes import CLASS_NAMES, JOKERS
 from vision.crops import CLASSIFIER_NAMES, NONE_CLASS, Box, crop
 from vision.synth.degrade import blur_down, jpeg_artefacts
 from vision.synth.text_negatives import text_negative
@@ -50,8 +50,11 @@ def scene_crops(
     boxes: Sequence[tuple[int, float, float, float, float]],
     jitters: int = 2,
     negatives: int = 3,
+    pictures: int = 0,
 ) -> Iterator[tuple[str, np.ndarray]]:
-    """Labelled crops of one scene: ``jitters`` per labelled box, ``negatives`` ``none`` crops."""
+    """Labelled crops of one scene: ``jitters`` per labelled box, ``negatives`` ``none`` crops
+    at an index's size and ``pictures`` ``none`` crops at a card's size
+    (:func:`picture_boxes`)."""
     gts: list[Box] = [(x0, y0, x1, y1) for _, x0, y0, x1, y1 in boxes]
     for cls, x0, y0, x1, y1 in boxes:
         for _ in range(jitters):
@@ -85,12 +88,50 @@ def scene_crops(
             continue
         made += 1
         yield NONE_CLASS, blur_down(rng, crop(image, cand, angle=float(rng.uniform(-8, 8))))
+    jokers = [(x0, y0, x1, y1) for c, x0, y0, x1, y1 in boxes if CLASS_NAMES[c] in JOKERS]
+    for box in picture_boxes(rng, (w, h), sides, jokers, pictures):
+        yield NONE_CLASS, blur_down(rng, crop(image, box, angle=float(rng.uniform(-8, 8))))
+
+
+def picture_boxes(
+    rng: np.random.Generator,
+    size: tuple[int, int],
+    index_sides: Sequence[float],
+    jokers: Sequence[Box],
+    n: int,
+) -> list[Box]:
+    """Up to ``n`` boxes at a whole card's scale (2.5–8 × an index's side) anywhere in an
+    image of ``size`` (width, height): what a localiser draws around court art, a picture on
+    packaging or a card's middle when it boxes a picture whole, as it does an index-less joker.
+    None is centred on a joker labelled whole (``jokers``): that box is a joker, not ``none``."""
+    w, h = size
+    out: list[Box] = []
+    tries = 0
+    while len(out) < n and tries < 30 * n:
+        tries += 1
+        side = float(rng.choice(list(index_sides))) * float(rng.uniform(2.5, 8.0))
+        side = min(side, 0.9 * min(w, h))
+        cx, cy = float(rng.uniform(0, w)), float(rng.uniform(0, h))
+        cand = (cx - side / 2, cy - side / 2, cx + side / 2, cy + side / 2)
+        if any(
+            _iou(cand, j) > 0.15
+            or (
+                abs((j[0] + j[2]) / 2 - cx) < side * 0.35
+                and abs((j[1] + j[3]) / 2 - cy) < side * 0.35
+            )
+            for j in jokers
+        ):
+            continue
+        out.append(cand)
+    return out
 
 
 def _render_chunk(
-    args: tuple[int, int, int, Sequence[str], Sequence[int], Path, str, int, float, float],
+    args: tuple[int, int, int, Sequence[str], Sequence[int], Path, str, int, float, float, int],
 ) -> int:
-    start, stop, seed, designs, sizes, out, split, text_negatives, joker_share, square = args
+    start, stop, seed, designs, sizes, out, split, text_negatives, joker_share, square, pictures = (
+        args
+    )
     from vision.synth.scenes import render_scene
 
     written = 0
@@ -102,7 +143,7 @@ def _render_chunk(
         )
         image = cv2.cvtColor(image_rgb, cv2.COLOR_RGB2BGR)
         image = jpeg_artefacts(rng, image)
-        for k, (label, patch) in enumerate(scene_crops(rng, image, boxes)):
+        for k, (label, patch) in enumerate(scene_crops(rng, image, boxes, pictures=pictures)):
             folder = out / split / label
             folder.mkdir(parents=True, exist_ok=True)
             cv2.imwrite(str(folder / f"{i:06d}_{k}.png"), patch)
@@ -125,10 +166,12 @@ def synthesize_crops(
     text_negatives: int = 1,
     joker_share: float = 0.0,
     square_bowls: float = 0.0,
+    picture_negatives: int = 0,
 ) -> int:
     """Render ``n_scenes`` synthetic scenes and write their crops to ``out/<split>/<class>/``,
     plus ``text_negatives`` printed-text ``none`` crops a scene
-    (:mod:`vision.synth.text_negatives`);
+    (:mod:`vision.synth.text_negatives`) and ``picture_negatives`` card-sized ones
+    (:func:`picture_boxes`);
     ``joker_share`` of the card groups get jokers mixed in, ``square_bowls`` of the stroke
     fonts square their bowls (:func:`vision.synth.scenes.render_scene`).
 
@@ -155,6 +198,7 @@ def synthesize_crops(
             text_negatives,
             joker_share,
             square_bowls,
+            picture_negatives,
         )
         for s in range(0, n_scenes, chunk)
     ]
@@ -196,11 +240,18 @@ def lettering_boxes(image: np.ndarray, rng: np.random.Generator, n: int) -> list
 
 
 def synthesize_phantom_crops(
-    n_scenes: int, out: Path, seed: int, split: str = "train", per_scene: int = 6
+    n_scenes: int,
+    out: Path,
+    seed: int,
+    split: str = "train",
+    per_scene: int = 6,
+    pictures: int = 0,
 ) -> int:
     """``none`` crops cut around lettering in card-free scenes (score sheets, printed pages,
-    packaging, cloths: :mod:`vision.synth.negatives`), written to ``out/<split>/none/`` beside
-    the scene crops; returns how many. Each scene is drawn at 320 or 640 px."""
+    packaging, cloths: :mod:`vision.synth.negatives`), ``per_scene`` of them, and ``pictures``
+    card-sized ones anywhere in the scene (:func:`picture_boxes`: packaging art, a cloth's
+    pattern boxed whole), written to ``out/<split>/none/`` beside the scene crops; returns how
+    many. Each scene is drawn at 320 or 640 px."""
     from vision.synth.negatives import render_negative
     from vision.synth.scenes import progress
 
@@ -211,7 +262,10 @@ def synthesize_phantom_crops(
         rng = np.random.default_rng([seed, i, 91])
         image_rgb, _ = render_negative(rng, int(rng.choice([320, 640])))
         image = jpeg_artefacts(rng, cv2.cvtColor(image_rgb, cv2.COLOR_RGB2BGR))
-        for k, box in enumerate(lettering_boxes(image, rng, per_scene)):
+        side = image.shape[0] / 16  # a corner index's side at the scenes' card scale
+        boxes = lettering_boxes(image, rng, per_scene)
+        boxes += picture_boxes(rng, (image.shape[1], image.shape[0]), [side], [], pictures)
+        for k, box in enumerate(boxes):
             patch = crop(image, box, angle=float(rng.uniform(-8, 8)))
             cv2.imwrite(str(folder / f"p{i:06d}_{k}.png"), blur_down(rng, patch))
             written += 1
