@@ -154,3 +154,25 @@ def test_the_phantom_card_check_set_is_card_free_scenes_with_empty_labels(tmp_pa
     synthesize_negatives(6, again, seed=3, imgsz=96)
     first = (tmp_path / "images" / "test" / "000004.jpg").read_bytes()
     assert (again / "images" / "test" / "000004.jpg").read_bytes() == first
+
+
+def test_procedural_jokers_carry_every_corner_mark_in_the_big_and_small_jokers_colours() -> None:
+    from vision.synth.procedural import JOKER_MARKS, joker_mark, random_style, render_procedural
+
+    drawn: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    for seed in range(400):
+        style = random_style(np.random.default_rng(seed))
+        if style.joker_index and joker_mark(style) not in drawn:
+            faces = [render_procedural(style, c, 400, seed) for c in ("BJ", "SJ")]
+            corners = []
+            for face in faces:
+                xs, ys = zip(*face.corners[0], strict=True)
+                box = face.image[int(min(ys)) : int(max(ys)), int(min(xs)) : int(max(xs)), :3]
+                corners.append(box.reshape(-1, 3).astype(int))
+            drawn[joker_mark(style)] = (corners[0], corners[1])
+    assert set(drawn) == set(JOKER_MARKS)
+    for big, small in drawn.values():
+        big_chroma = (big.max(axis=1) - big.min(axis=1)).max()
+        small_ink = (small.max(axis=1) < 100).mean()
+        assert big_chroma > 120, "the big joker's mark is in colour"
+        assert small_ink > 0.02, "the small joker's mark is dark ink"

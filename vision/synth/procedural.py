@@ -1,5 +1,6 @@
 """Procedural decks: paper tints, 2- or 4-colour suits, pips or simple court art, any of the
-fonts of :mod:`vision.synth.lettering`, Chinese-style jokers with vertical "JOKER" lettering
+fonts of :mod:`vision.synth.lettering`, jokers with a corner mark (mostly the Chinese-style
+vertical "JOKER" lettering, else the word across the corner or a star, :func:`joker_mark`)
 or, in a quarter of the decks, picture-only jokers labelled whole — so that the detector does
 not learn one deck's look. A :class:`ProceduralStyle` fixes one deck's look;
 :func:`render_procedural` draws one identity in it. Card backs (:func:`make_back`) are
@@ -9,6 +10,7 @@ face-down distractors, and :func:`make_face` draws a face of any design.
 from __future__ import annotations
 
 import functools
+import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import SupportsFloat, SupportsInt
@@ -277,14 +279,64 @@ def _draw_centre(
             paste(img, pip[::-1, ::-1], fx1 - gap - pip.shape[1], fy1 - gap - pip.shape[0], col)
 
 
+JOKER_MARKS = ("vertical", "vertical", "vertical", "word", "star", "ringed_star")
+"""A deck's joker corner mark, one drawn per deck (:func:`joker_mark`): the Chinese-style
+vertical "JOKER", the word across the corner, or a star alone or in a ring (many Western decks
+mark their jokers so), in the big joker's colours or the small one's black."""
+
+
+def joker_mark(style: ProceduralStyle) -> str:
+    """The joker corner mark of the deck ``style`` draws: fixed by the style (both jokers of a
+    deck alike) without drawing from the deck's random stream."""
+    key = f"{style.font}|{style.squeeze:.6f}|{style.rank_h:.6f}".encode()
+    return JOKER_MARKS[zlib.crc32(key) % len(JOKER_MARKS)]
+
+
+def _star_points(cx: float, cy: float, r: float) -> np.ndarray:
+    angles = np.linspace(0, 2 * np.pi, 10, endpoint=False) - np.pi / 2
+    radii = np.where(np.arange(10) % 2 == 0, r, r * 0.42)
+    return np.stack([cx + radii * np.cos(angles), cy + radii * np.sin(angles)], 1)
+
+
+def _draw_joker_corner(
+    img: np.ndarray, style: ProceduralStyle, mark: str, colour: tuple[int, ...]
+) -> tuple[float, float, float, float]:
+    """Draw a Western joker's corner mark (``word``, ``star``, ``ringed_star``); its box."""
+    h, w = img.shape[:2]
+    x, y = round(style.margin_x * w), round(style.margin_y * h)
+    ink = (*colour, 255)
+    line = max(1, h // 160)
+    if mark == "word":
+        lh = round(h * style.rank_h * 0.45)
+        x1 = x
+        for ch in "JOKER":
+            m = text_mask(ch, style.font, lh, style.squeeze, style.thickness)
+            paste(img, m, x1, y, colour)
+            x1 += m.shape[1] + max(1, lh // 8)
+        return (float(x), float(y), float(x1), float(y + lh))
+    r = h * style.rank_h * 0.5
+    cx, cy = x + r, y + r
+    star = _star_points(cx, cy, r * (0.7 if mark == "ringed_star" else 1.0))
+    cv2.fillPoly(img, [star.round().astype(np.int32)], ink, cv2.LINE_AA)
+    if mark == "ringed_star":
+        cv2.circle(img, (round(cx), round(cy)), round(r), ink, line, cv2.LINE_AA)
+    return (float(x), float(y), float(x + 2 * r), float(y + 2 * r))
+
+
 def _draw_joker(
     img: np.ndarray, style: ProceduralStyle, big: bool, rng: np.random.Generator
 ) -> tuple[float, float, float, float]:
-    """Draw a Chinese-style joker; return the top-left index box (vertical "JOKER")."""
+    """Draw a joker with a corner mark (:func:`joker_mark`: the Chinese-style vertical "JOKER",
+    the word across, or a star); return the top-left index box."""
     h, w = img.shape[:2]
     lh = round(h * style.rank_h * 0.55)
     x, y = round(style.margin_x * w), round(style.margin_y * h)
     grey = tuple(int(v) for v in rng.integers(0, 90, 3)) if rng.random() < 0.5 else (20, 20, 20)
+    mark = joker_mark(style)
+    if mark != "vertical":
+        box = _draw_joker_corner(img, style, mark, style.joker_colors[0] if big else grey)
+        _draw_jester(img, style, big, (w // 2, round(h * 0.55)), round(w * 0.2), outline=False)
+        return box
     x1 = x
     for i, ch in enumerate("JOKER"):
         m = text_mask(ch, style.font, lh, style.squeeze, style.thickness)
