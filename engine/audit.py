@@ -40,6 +40,7 @@ from engine.preplay.referee import (
     preplay_times,
 )
 from engine.profiles import RuleProfile
+from engine.record import CardCheck as CardCheck  # the audit's argument type, re-exported
 from engine.record import HandRecord, Play, RecordError
 from engine.scoring import HandOutcome, kitty_multiplier, settle_hand
 from engine.tricks import (
@@ -418,17 +419,6 @@ def hand_start(record: HandRecord) -> float:
     return min(times, default=0.0)
 
 
-@dataclass(frozen=True)
-class CardCheck:
-    """查牌: ``seat`` had the referee check ``checked``'s play in ``trick`` (1-based), after the
-    trick was gathered. It is founded when the audit finds an infraction of ``checked`` there;
-    unfounded ones cost the asking side ``card_check_penalty`` each past ``card_check_free``."""
-
-    seat: str
-    checked: str
-    trick: int
-
-
 class _Auditor:
     def __init__(self, record: HandRecord, card_checks: Sequence[CardCheck] = ()) -> None:
         self.record = record
@@ -460,10 +450,12 @@ class _Auditor:
         proof: ProofData,
         found_at: int | None = None,
         rests_on: Sequence[ReadsNeeded] = (),
+        unsure_reads: Sequence[UnsureRead] = (),
     ) -> None:
         """Record an infraction with its proof's facts; ``rests_on`` lists the card reads the
-        proof needs, as (trick, seat, cards of that seat's play there)."""
-        unsure = self.unsure_among(rests_on)
+        proof needs, as (trick, seat, cards of that seat's play there); ``unsure_reads`` adds
+        reads in doubt it rests on that are no play's (a takeback's, an exposed card's)."""
+        unsure = tuple(dict.fromkeys([*self.unsure_among(rests_on), *unsure_reads]))
         text = proof_text(proof)
         if unsure:
             text += " · 识别存疑，请核对: rests on " + ", ".join(r.describe() for r in unsure)
@@ -1052,7 +1044,8 @@ class _Auditor:
         takebacks (:mod:`engine.preplay`); an over-time re-burial is priced like any other."""
         for f in check_before_play(self.record, self.profile):
             penalty = self.overtime_penalty(f.seat) if f.penalty is None else f.penalty
-            self.flag(f.kind, f.seat, f.trick, f.cards, penalty, f.proof)
+            doubt = [UnsureRead(f.trick or 0, f.seat, c, maybe) for c, maybe in f.unsure]
+            self.flag(f.kind, f.seat, f.trick, f.cards, penalty, f.proof, unsure_reads=doubt)
             self.ended = self.ended or ends_hand(f.proof)
 
     def report(self) -> AuditReport:
@@ -1209,7 +1202,9 @@ _BIG_DECLARATIONS = (["BJ", "BJ", "SJ", "SJ"], [RED_FIVE_STAR, RED_FIVE_STAR])
 
 def audit(record: HandRecord, card_checks: Sequence[CardCheck] = ()) -> AuditReport:
     """Audit one hand record (see the module docstring); ``card_checks`` are the referee's
-    checks of played cards asked for by a seat (查牌), scored when unfounded."""
+    checks of played cards asked for by a seat (查牌), scored when unfounded, after those the
+    record lists (``card_checks``)."""
+    card_checks = (*record.card_checks, *card_checks)
     for i, check in enumerate(card_checks, start=1):
         if check.seat not in SEATS or check.checked not in SEATS:
             raise RecordError(

@@ -16,7 +16,7 @@ import json
 import math
 import re
 from collections.abc import Sequence
-from typing import Any, NoReturn
+from typing import Any, Literal, NoReturn, overload
 
 MAX_DEPTH = 32
 """Deepest nesting of arrays and objects accepted in a JSON text."""
@@ -74,6 +74,28 @@ def boolean(value: Any, where: str, error: type[ValueError]) -> bool:
     return value
 
 
+@overload
+def integer(
+    value: Any,
+    where: str,
+    error: type[ValueError],
+    low: int,
+    high: int,
+    *,
+    values: Sequence[int] = (),
+    null: Literal[False] = False,
+) -> int: ...
+@overload
+def integer(
+    value: Any,
+    where: str,
+    error: type[ValueError],
+    low: int,
+    high: int,
+    *,
+    values: Sequence[int] = (),
+    null: bool,
+) -> int | None: ...
 def integer(
     value: Any,
     where: str,

@@ -7,7 +7,8 @@ JSON into a :class:`HandRecord` or raises :class:`RecordError` with one line nam
 what is allowed and what was given: every field is checked by type, range and allowed values
 (:mod:`engine.checks`), the rule overrides by their knobs' rules; the fields before play and
 beside the tricks (the draw, ``before_play``, takebacks, exposed cards, …) are read and checked
-by :mod:`engine.preplay.fields` into :attr:`HandRecord.preplay`. :func:`parse_record_text`
+by :mod:`engine.preplay.fields` into :attr:`HandRecord.preplay`; the referee's card checks (查牌,
+``card_checks``) into :attr:`HandRecord.card_checks`. :func:`parse_record_text`
 parses a record's text with bounded nesting and numbers. New fields are only ever added as
 optional ones (backward compatible).
 """
@@ -49,6 +50,17 @@ class Play:
 
 
 @dataclass(frozen=True)
+class CardCheck:
+    """查牌: ``seat`` had the referee check ``checked``'s play in ``trick`` (1-based), after the
+    trick was gathered. It is founded when the audit finds an infraction of ``checked`` there;
+    unfounded ones cost the asking side ``card_check_penalty`` each past ``card_check_free``."""
+
+    seat: str
+    checked: str
+    trick: int
+
+
+@dataclass(frozen=True)
 class HandRecord:
     rules: str
     levels: dict[str, str]
@@ -75,6 +87,9 @@ class HandRecord:
     """The draw, declarations and 炒, kitty moves, no-bid flip, redeals, takebacks and exposed
     cards (JSON ``draw``, ``before_play``, ``no_bid_flip``, ``redeals``, ``takebacks``,
     ``exposed``, ``dealer_by_rotation``; :mod:`engine.preplay.fields`), each optional."""
+    card_checks: tuple[CardCheck, ...] = ()
+    """The checks of played cards a seat asked the referee for (JSON ``card_checks``: ``[{"seat",
+    "checked", "trick"}]``), in the order asked; the audit scores them with any it is given."""
 
     def profile(self) -> RuleProfile:
         return get_profile(self.rules, self.rule_overrides)
@@ -94,6 +109,10 @@ MAX_PLAYS = 8
 """Most plays one trick may hold (four seats, each at most twice when a seat played again)."""
 PLAY_KEYS: tuple[str, ...] = ("seat", "cards", "t", "unsure", "maybe")
 """The keys a play may have (a misspelt one is refused rather than ignored)."""
+CARD_CHECK_KEYS: tuple[str, ...] = ("seat", "checked", "trick")
+"""The keys of a card check (查牌) of ``card_checks``."""
+MAX_CARD_CHECKS = 108
+"""Most card checks a record may list (one per card of a deal)."""
 _RANK_WORDS = "ranks 2–10, J, Q, K, A"
 
 
@@ -255,6 +274,32 @@ def _must_play_done(value: Any) -> dict[str, tuple[str, ...]]:
     }
 
 
+def _card_checks(value: Any) -> tuple[CardCheck, ...]:
+    if value is None:
+        return ()
+    wanted = '[{"seat": "W", "checked": "S", "trick": 3}]'
+    if not isinstance(value, list):
+        raise RecordError(f"card_checks: must be a list like {wanted}, got {checks.shown(value)}")
+    if len(value) > MAX_CARD_CHECKS:
+        raise RecordError(f"card_checks: {len(value)} checks, more than {MAX_CARD_CHECKS}")
+    out = []
+    for i, item in enumerate(value, start=1):
+        where = f"card_checks {i}"
+        if not isinstance(item, Mapping):
+            raise RecordError(f"{where}: must be an object like {wanted[1:-1]}")
+        strange = [k for k in item if k not in CARD_CHECK_KEYS]
+        if strange:
+            raise RecordError(
+                f"{where}: unknown key {checks.shown(strange[0])}: a card check has only "
+                + ", ".join(CARD_CHECK_KEYS)
+            )
+        seat = checks.choice(item.get("seat"), f"{where} seat", RecordError, SEATS)
+        checked = checks.choice(item.get("checked"), f"{where} checked", RecordError, SEATS)
+        trick = checks.integer(item.get("trick"), f"{where} trick", RecordError, 1, MAX_TRICKS)
+        out.append(CardCheck(seat, checked, trick))
+    return tuple(out)
+
+
 def load_record(data: Any) -> HandRecord:
     """Validate parsed JSON and build a :class:`HandRecord` (raises :class:`RecordError`).
 
@@ -305,6 +350,7 @@ def load_record(data: Any) -> HandRecord:
         kitty_unsure=kitty_unsure,
         kitty_maybe=kitty_maybe,
         preplay=load_preplay(data, RecordError, _cards),
+        card_checks=_card_checks(data.get("card_checks")),
     )
 
 
@@ -337,6 +383,10 @@ def record_to_json(record: HandRecord) -> dict[str, Any]:
     if record.finished is not None:
         out["finished"] = record.finished
     out.update(preplay_json(record.preplay))
+    if record.card_checks:
+        out["card_checks"] = [
+            {"seat": c.seat, "checked": c.checked, "trick": c.trick} for c in record.card_checks
+        ]
     out["tricks"] = [{"plays": [_play_json(p) for p in trick]} for trick in record.tricks]
     for number, seats in record.unread.items():
         out["tricks"][number - 1]["unread"] = list(seats)

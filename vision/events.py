@@ -1,8 +1,9 @@
 """Tracking events and their append-only JSON-lines log.
 
 This module owns the events that the play tracker (``vision.tracking``) and the game feed
-(``vision.game_feed``) produce — ``play``, ``trick_cleared``, ``kitty`` and
-``recognition_conflict`` — their JSON form, and :class:`EventLog`, the file they are recorded
+(``vision.game_feed``) produce — ``play``, ``trick_cleared``, ``kitty``, ``takeback`` (悔牌: a
+play lifted back before the sweep), ``exposed_card`` (a card lying face up outside every zone)
+and ``recognition_conflict`` — their JSON form, and :class:`EventLog`, the file they are recorded
 in: one JSON object per line, each with a monotonically increasing ``seq``, opened in append
 mode, flushed and fsynced per event. Nothing already recorded is ever rewritten;
 :func:`read_events` skips a torn line (a write cut short by a power loss) with a warning.
@@ -111,6 +112,84 @@ class KittyEvent:
         return out
 
 
+def _doubt_json(
+    out: dict[str, Any],
+    unsure: tuple[tuple[str, float], ...],
+    maybe: tuple[tuple[str, str], ...],
+) -> dict[str, Any]:
+    if unsure:
+        out["unsure"] = dict(unsure)
+    if maybe:
+        out["maybe"] = dict(maybe)
+    return out
+
+
+def _unsure_of(data: Mapping[str, Any]) -> tuple[tuple[str, float], ...]:
+    return tuple((str(c), float(v)) for c, v in (data.get("unsure") or {}).items())
+
+
+def _maybe_of(data: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
+    return tuple((str(c), str(v)) for c, v in (data.get("maybe") or {}).items())
+
+
+@dataclass(frozen=True)
+class TakebackEvent:
+    """悔牌: ``cards`` of ``seat``'s play left its zone at ``t`` while the trick was still on
+    the table (not swept). ``unsure`` and ``maybe`` as a play's; the game feed adds the doubt
+    the play was read with (JSON only when present)."""
+
+    seat: str
+    cards: tuple[str, ...]
+    t: float
+    frame: str = ""
+    unsure: tuple[tuple[str, float], ...] = ()
+    maybe: tuple[tuple[str, str], ...] = ()
+
+    type: ClassVar[str] = "takeback"
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "type": self.type,
+            "seat": self.seat,
+            "cards": list(self.cards),
+            "t": self.t,
+            "frame": self.frame,
+        }
+        return _doubt_json(out, self.unsure, self.maybe)
+
+
+@dataclass(frozen=True)
+class ExposedCardEvent:
+    """A card lay face up and still outside every play area and the kitty zone from ``t``:
+    ``where`` its centre in table cm, ``seat`` the seat whose edge is nearest (whose card it
+    is taken to be). ``unsure`` and ``maybe`` as a play's (JSON only when present)."""
+
+    card: str
+    where: tuple[float, float]
+    seat: str
+    t: float
+    frame: str = ""
+    unsure: tuple[tuple[str, float], ...] = ()
+    maybe: tuple[tuple[str, str], ...] = ()
+
+    type: ClassVar[str] = "exposed_card"
+
+    @property
+    def cards(self) -> tuple[str, ...]:
+        return (self.card,)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "type": self.type,
+            "card": self.card,
+            "where": [round(self.where[0], 1), round(self.where[1], 1)],
+            "seat": self.seat,
+            "t": self.t,
+            "frame": self.frame,
+        }
+        return _doubt_json(out, self.unsure, self.maybe)
+
+
 @dataclass(frozen=True)
 class RecognitionConflictEvent:
     """What vision saw contradicts the game (a third copy, a seat playing twice, a card count
@@ -135,7 +214,14 @@ class RecognitionConflictEvent:
         }
 
 
-Event = PlayEvent | TrickClearedEvent | KittyEvent | RecognitionConflictEvent
+Event = (
+    PlayEvent
+    | TrickClearedEvent
+    | KittyEvent
+    | TakebackEvent
+    | ExposedCardEvent
+    | RecognitionConflictEvent
+)
 
 
 def event_from_json(data: Mapping[str, Any]) -> Event:
@@ -171,6 +257,26 @@ def event_from_json(data: Mapping[str, Any]) -> Event:
                 tuple((str(c), float(v)) for c, v in (data.get("unsure") or {}).items()),
                 tuple((str(c), str(v)) for c, v in (data.get("maybe") or {}).items()),
             )
+        if kind == "takeback":
+            return TakebackEvent(
+                str(data["seat"]),
+                tuple(str(c) for c in data["cards"]),
+                float(data["t"]),
+                str(data.get("frame", "")),
+                _unsure_of(data),
+                _maybe_of(data),
+            )
+        if kind == "exposed_card":
+            x, y = data["where"]
+            return ExposedCardEvent(
+                str(data["card"]),
+                (float(x), float(y)),
+                str(data["seat"]),
+                float(data["t"]),
+                str(data.get("frame", "")),
+                _unsure_of(data),
+                _maybe_of(data),
+            )
         if kind == "recognition_conflict":
             seat = data.get("seat")
             return RecognitionConflictEvent(
@@ -182,7 +288,9 @@ def event_from_json(data: Mapping[str, Any]) -> Event:
             )
     except (KeyError, TypeError, ValueError) as e:
         raise ValueError(f"event {kind!r} is malformed: {e}") from None
-    raise ValueError(f"unknown event type {kind!r}: expected play, trick_cleared, kitty, …")
+    raise ValueError(
+        f"unknown event type {kind!r}: expected play, trick_cleared, kitty, takeback, …"
+    )
 
 
 def read_events(path: str | Path) -> list[dict[str, Any]]:

@@ -5,7 +5,13 @@ This module owns the step from what the camera saw to what the engine judges. A
 the camera cannot see them; defaults until then) and applies events one at a time: a ``play``
 joins the current trick (``t`` = when the cards landed), a ``trick_cleared`` closes it (only
 the sweep does: a card read late in a seat's fan, after all four have played, belongs to that
-seat's play in this trick, not to the next trick), a ``kitty`` sets the kitty.
+seat's play in this trick, not to the next trick), a ``kitty`` sets the kitty, a ``takeback``
+(悔牌) takes its cards out of the seat's play and lists them in the record's ``takebacks``, an
+``exposed_card`` is listed in ``exposed`` — each with the trick on the table at its time ``t``
+(the trick a later sweep closed, when the event comes after it), so that the audit raises
+``takeback`` / ``exposed_card``. A takeback of cards the play was read unsurely with, or an
+exposed card read unsurely, carries that doubt (``unsure``, ``maybe``): the infraction is put to
+the referee as a question, never asserted.
 :meth:`GameFeed.audit` audits the record as it stands, so the game state is always current.
 
 Before a play is accepted it is checked against the game; a contradiction becomes a
@@ -34,9 +40,11 @@ from engine.cards import COPIES, CardError, parse
 from engine.record import FORMAT, load_record
 from vision.events import (
     Event,
+    ExposedCardEvent,
     KittyEvent,
     PlayEvent,
     RecognitionConflictEvent,
+    TakebackEvent,
     TrickClearedEvent,
     event_from_json,
 )
@@ -83,6 +91,7 @@ class GameFeed:
         # Cards marked unsure only because their play's count disagreed with the lead's, by
         # (trick, seat): taken back when the lead turns out to be the misread one.
         self._count_doubt: dict[tuple[int, str], list[str]] = {}
+        self._cleared_t: list[float] = []  # when each closed trick was collected
 
     @property
     def record(self) -> dict[str, Any]:
@@ -133,6 +142,10 @@ class GameFeed:
             found = self._clear(event)
         elif isinstance(event, KittyEvent):
             found = self._kitty(event)
+        elif isinstance(event, TakebackEvent):
+            found = self._takeback(event)
+        elif isinstance(event, ExposedCardEvent):
+            found = self._exposed(event)
         else:
             found = []  # a conflict from the tracker: for the referee, the record is unchanged
         for conflict in found:
@@ -258,10 +271,57 @@ class GameFeed:
             pos -= 1
         return pos
 
+    def _trick_at(self, t: float) -> int:
+        """The 1-based trick on the table at ``t``: after the tricks collected by then."""
+        done = sum(1 for cleared in self._cleared_t if cleared <= t)
+        return min(done + 1, len(self._record["tricks"]) + (0 if self._open else 1))
+
+    def _takeback(self, ev: TakebackEvent) -> list[RecognitionConflictEvent]:
+        number = self._trick_at(ev.t)
+        item: dict[str, Any] = {"seat": ev.seat, "cards": list(ev.cards), "t": ev.t}
+        item["trick"] = number
+        doubt: dict[str, Any] = {"cards": list(ev.cards)}
+        _note_doubt(doubt, ev)
+        unsure: list[str] = list(doubt.get("unsure", ()))
+        maybe: dict[str, str] = dict(doubt.get("maybe", {}))
+        tricks: list[dict[str, Any]] = self._record["tricks"]
+        plays: list[dict[str, Any]] = tricks[number - 1]["plays"] if number <= len(tricks) else []
+        play = next((p for p in plays if p["seat"] == ev.seat), None)
+        if play is not None:
+            # The play's count against the lead's says nothing of how its cards were read.
+            by_count = self._count_doubt.pop((number, ev.seat), [])
+            play_maybe = play.get("maybe", {})
+            for card in dict.fromkeys(ev.cards):
+                if card in play.get("unsure", ()) and card not in by_count:
+                    unsure.append(card)  # read in doubt when played: the takeback is too
+                    if card in play_maybe:
+                        maybe[card] = play_maybe[card]
+            play["cards"] = _without(play["cards"], ev.cards)
+            play["unsure"] = [c for c in play.get("unsure", ()) if c not in by_count]
+            _keep_doubt_of_cards(play)
+            if not play["cards"]:
+                plays.remove(play)
+            self._doubt_counts(number, plays)
+        if unsure:
+            item["unsure"] = list(dict.fromkeys(unsure))
+            item["maybe"] = {c: o for c, o in maybe.items() if c in item["unsure"]}
+            if not item["maybe"]:
+                del item["maybe"]
+        self._record.setdefault("takebacks", []).append(item)
+        return []
+
+    def _exposed(self, ev: ExposedCardEvent) -> list[RecognitionConflictEvent]:
+        item: dict[str, Any] = {"seat": ev.seat, "cards": [ev.card], "t": ev.t}
+        item["trick"] = self._trick_at(ev.t)
+        _note_doubt(item, ev)
+        self._record.setdefault("exposed", []).append(item)
+        return []
+
     def _clear(self, ev: TrickClearedEvent) -> list[RecognitionConflictEvent]:
         if not self._open:
             return []
         self._open = False
+        self._cleared_t.append(ev.t)
         trick = self._record["tricks"][-1]
         seats = {p["seat"] for p in trick["plays"]}
         if len(seats) >= 4:
@@ -303,7 +363,28 @@ class GameFeed:
         ]
 
 
-def _note_doubt(play: dict[str, Any], ev: PlayEvent | KittyEvent) -> None:
+def _without(cards: list[str], taken: Iterable[str]) -> list[str]:
+    """``cards`` in their order less one copy of each card of ``taken``."""
+    out = list(cards)
+    for card in taken:
+        if card in out:
+            out.remove(card)
+    return out
+
+
+def _keep_doubt_of_cards(play: dict[str, Any]) -> None:
+    """Drop a play's ``unsure`` and ``maybe`` entries for cards it no longer holds."""
+    unsure = [c for c in play.pop("unsure", ()) if c in play["cards"]]
+    maybe = {c: o for c, o in play.pop("maybe", {}).items() if c in unsure}
+    if unsure:
+        play["unsure"] = unsure
+    if maybe:
+        play["maybe"] = maybe
+
+
+def _note_doubt(
+    play: dict[str, Any], ev: PlayEvent | KittyEvent | TakebackEvent | ExposedCardEvent
+) -> None:
     """Add the event's unsure cards (those of the play, or kitty) and their runner-up reads
     (another card) to the recorded ``play``: an event that says more than that cannot stop the
     hand auditing."""

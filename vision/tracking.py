@@ -11,7 +11,7 @@ are skipped for acceptance (they neither count nor break a run) but may date a l
   ``t_stable`` the accepting frame;
 * more cards added to a seat's play → a ``play`` of the added cards (the game feed flags the seat
   playing twice); different cards in place of a play → ``recognition_conflict`` ``cards_changed``;
-  cards disappearing and reappearing (a hand over them) → nothing;
+  cards disappearing and reappearing within ``takeback_s`` (a hand over them) → nothing;
 * all four seat zones empty after plays → ``trick_cleared``, naming as ``unread`` the seats that
   played nothing though their zone showed cards in at least ``min_frames`` usable frames of the
   trick (cards that never read the same long enough: a play that was there, unread); also
@@ -19,10 +19,25 @@ are skipped for acceptance (they neither count nor break a run) but may date a l
   cards than its play (the sweep took its play and that seat led again before its zone was
   seen empty) → ``trick_cleared``
   then the new cards as a ``play`` (otherwise a change of a play's cards is a conflict);
+* cards of a seat's play leaving its zone (the zone accepted without them) while the trick is
+  on the table → ``takeback`` (悔牌) of those cards, dated when the zone was first seen without
+  them, once they have stayed out of view ``takeback_s`` (the seat's play is then what is left;
+  cards it puts down again are a new play), or at once when the seat puts other cards in
+  their place.
+  Not a takeback: the same cards back in place before that (a hand rested over them), two or
+  more seats' zones losing cards together (the sweep; any zone emptied after that in the same
+  trick is the sweep too), every zone empty with more than one
+  seat's play in the trick (the sweep). A trick whose only play is lifted back while every
+  other zone is empty (the leader's takeback) is not cleared;
 * the kitty zone showing ``kitty_size`` (8) cards → ``kitty`` (again only if they differ);
   emptied after showing at least half of them but never all → ``recognition_conflict``
   ``kitty_incomplete`` with the most cards read (a card of a tight kitty fan the camera never
   read): the referee enters the kitty (a kitty being laid out card by card is not reported).
+
+:class:`ExposedCardWatcher` owns the other moment out of play: a card read face up outside
+every play area and the kitty zone, at the same place (within ``EXPOSED_NEAR_CM``) on
+``min_frames`` decision frames spanning ``hold_s`` → ``exposed_card``, once while it lies there.
+Cards carried in by a hand or swept away move and never qualify.
 
 A one-frame dropout or a one-frame false card restarts a run and so never creates, drops or
 changes a play. The landing time is forgotten once the stable state is seen again in
@@ -31,6 +46,7 @@ changes a play. The landing time is forgotten once the stable state is seen agai
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -39,9 +55,11 @@ from engine.cards import SEATS
 from vision.classes import CLASS_ID
 from vision.events import (
     Event,
+    ExposedCardEvent,
     KittyEvent,
     PlayEvent,
     RecognitionConflictEvent,
+    TakebackEvent,
     TrickClearedEvent,
 )
 from vision.grouping import CardSighting
@@ -49,6 +67,14 @@ from vision.motion import STILL, MotionState
 
 KITTY_ZONE = "centre"
 KITTY_SIZE = 8
+TAKEBACK_S = 2.0
+"""Seconds a play's cards must stay out of its zone, the trick still on the table, to be a
+takeback: a hand resting over a play for a second must not be one (its cards come back), a
+sweep empties several zones at once, and a player who takes a card back holds it longer."""
+EXPOSED_HOLD_S = 2.0
+"""Seconds a card must lie still, face up, outside every zone to be an exposed card."""
+EXPOSED_NEAR_CM = 3.0
+"""Reads of one identity this close (table cm) are the same card lying there."""
 
 Cards = tuple[str, ...]
 
@@ -83,6 +109,9 @@ class _Zone:
     cand_ref: str = ""
     same_count: int = 0
     shown: int = 0  # usable frames of this trick in which the zone showed cards
+    lifted: Cards = ()  # seat zones: cards of the play seen gone, not yet a takeback
+    lifted_at: tuple[float, str] = (0.0, "")
+    seen: Cards = ()  # what the last usable frame showed
 
 
 class PlayTracker:
@@ -96,9 +125,11 @@ class PlayTracker:
         seats: Sequence[str] = SEATS,
         kitty_zone: str | None = KITTY_ZONE,
         kitty_size: int = KITTY_SIZE,
+        takeback_s: float = TAKEBACK_S,
     ) -> None:
         self.settle_s = settle_s
         self.min_frames = min_frames
+        self.takeback_s = takeback_s
         self.seats = tuple(seats)
         self.kitty_zone = kitty_zone
         self.kitty_size = kitty_size
@@ -107,6 +138,7 @@ class PlayTracker:
         self._kitty_shown: Cards | None = None
         self._kitty_partial: Cards = ()
         self._trick_plays = 0
+        self._sweeping = False  # two seats' cards went at once this trick: it is being swept
 
     @property
     def stable(self) -> dict[str, Cards]:
@@ -135,10 +167,36 @@ class PlayTracker:
             accepted = self._step(zone, seen, t, frame_ref, motion.blocks(name))
             if accepted is not None:
                 events += self._accept(name, zone, accepted, t, frame_ref)
+        lifting = [s for s in self.seats if self._zones[s].lifted]
+        self._sweeping = self._sweeping or len(lifting) > 1
+        if self._sweeping:  # several seats' cards gone at once: the sweep, until it is done
+            for s in lifting:
+                self._zones[s].lifted = ()
+            lifting = []
         if self._trick_plays and all(not self._zones[s].stable for s in self.seats):
+            played = [s for s in self.seats if self._zones[s].played]
+            lone = len(played) == 1 and lifting == played and not self._unread()
+            if lone and not _sub(self._zones[played[0]].played, self._zones[played[0]].lifted):
+                return [*events, self._take_back(played[0])]  # the leader took its play back
+            for s in lifting:
+                self._zones[s].lifted = ()
             events.append(TrickClearedEvent(t, frame_ref, self._unread()))
             self._new_trick()
+            return events
+        for s in lifting:
+            zone = self._zones[s]
+            back = not _sub(zone.played, zone.seen)  # in view again: its acceptance decides
+            if not back and t - zone.lifted_at[0] >= self.takeback_s - 1e-9:
+                events.append(self._take_back(s))
         return events
+
+    def _take_back(self, seat: str) -> TakebackEvent:
+        """The seat's lifted cards are a takeback: its play is what is left of it."""
+        zone = self._zones[seat]
+        cards, (t, ref) = zone.lifted, zone.lifted_at
+        zone.played, zone.lifted = _sub(zone.played, cards), ()
+        self._trick_plays = sum(bool(self._zones[s].played) for s in self.seats)
+        return TakebackEvent(seat, cards, t, ref)
 
     def _unread(self) -> tuple[str, ...]:
         """Seats that played nothing this trick though their zone showed cards for a while."""
@@ -150,9 +208,11 @@ class PlayTracker:
 
     def _new_trick(self) -> None:
         self._trick_plays = 0
+        self._sweeping = False
         for s in self.seats:
             self._zones[s].played = ()
             self._zones[s].shown = 0
+            self._zones[s].lifted = ()
 
     def _step(
         self, zone: _Zone, seen: Cards, t: float, ref: str, blocked: bool
@@ -163,6 +223,7 @@ class PlayTracker:
             zone.landed = (t, ref)
         if blocked:
             return None
+        zone.seen = seen
         zone.shown += bool(seen)
         if seen == zone.stable:
             zone.cand, zone.cand_count = None, 0
@@ -223,12 +284,19 @@ class PlayTracker:
                 if self._kitty_shown is None or _sub(partial, self._kitty_shown):
                     return [self._kitty_incomplete(partial, t)]
             return []
-        if not cards:
-            return []
         before = zone.played
         added, removed = _sub(cards, before), _sub(before, cards)
         if not added:
-            return []  # the play (or part of it) seen again after a hand covered it
+            # Part of the play gone: lifted back, or a hand covering it (when it comes back).
+            if removed and not zone.lifted:
+                zone.lifted_at = (t_run, ref_run)
+            zone.lifted = removed  # () when the same cards are back: a hand had covered them
+            return []
+        out: list[Event] = []
+        if zone.lifted:
+            out.append(self._take_back(name))  # other cards put down in their place
+            before = zone.played
+            added, removed = _sub(cards, before), _sub(before, cards)
         if removed and self._swept_but(name):
             # The winner's hand swept the trick and this seat led again before its zone was
             # seen empty (the sweeping hand covered it): the trick ends, the new cards lead.
@@ -236,6 +304,7 @@ class PlayTracker:
             self._new_trick()
             zone.played, self._trick_plays = cards, 1
             return [
+                *out,
                 TrickClearedEvent(t_landed, ref_landed),
                 PlayEvent(name, cards, t_run, t, ref_run, ref),
             ]
@@ -243,6 +312,7 @@ class PlayTracker:
         self._trick_plays += 1
         if removed:
             return [
+                *out,
                 RecognitionConflictEvent(
                     "cards_changed",
                     name,
@@ -250,6 +320,91 @@ class PlayTracker:
                     f"{name} played {' '.join(before)} but its zone now shows "
                     f"{' '.join(cards)}; the referee decides which is right",
                     t,
-                )
+                ),
             ]
-        return [PlayEvent(name, added, t_landed, t, ref_landed, ref)]
+        return [*out, PlayEvent(name, added, t_landed, t, ref_landed, ref)]
+
+
+@dataclass
+class _Lying:
+    """A card read outside every zone: where, since when, how often, how surely."""
+
+    card: str
+    where: tuple[float, float]
+    first: tuple[float, str]
+    frames: int = 1
+    confidence: float = 1.0
+    runner_up: str | None = None
+    reported: bool = False
+
+
+class ExposedCardWatcher:
+    """Cards lying face up outside every zone → ``exposed_card`` (see the module docstring).
+
+    ``width_cm`` and ``height_cm`` give the table, so that a card is given to the seat whose
+    edge it lies nearest; ``unsure_below`` marks a card read under that confidence unsure (with
+    its runner-up read as ``maybe``)."""
+
+    def __init__(
+        self,
+        width_cm: float,
+        height_cm: float,
+        *,
+        hold_s: float = EXPOSED_HOLD_S,
+        min_frames: int = 3,
+        near_cm: float = EXPOSED_NEAR_CM,
+        unsure_below: float = 0.0,
+    ) -> None:
+        self.width_cm = width_cm
+        self.height_cm = height_cm
+        self.hold_s = hold_s
+        self.min_frames = min_frames
+        self.near_cm = near_cm
+        self.unsure_below = unsure_below
+        self._lying: list[_Lying] = []
+
+    def seat_near(self, where: tuple[float, float]) -> str:
+        """The seat whose table edge is nearest ``where`` (cm, origin NW, y toward S)."""
+        x, y = where
+        gaps = {"N": y, "E": self.width_cm - x, "S": self.height_cm - y, "W": x}
+        return min(SEATS, key=lambda s: gaps[s])
+
+    def observe(
+        self,
+        t: float,
+        reads: Sequence[tuple[str, tuple[float, float], float, str | None]],
+        frame_ref: str = "",
+    ) -> list[ExposedCardEvent]:
+        """One decision frame's cards read outside every zone, as ``(card, (x_cm, y_cm),
+        confidence, runner-up or None)``; returns the exposed cards it completes."""
+        kept: list[_Lying] = []
+        for card, where, confidence, runner_up in reads:
+            same = next(
+                (
+                    c
+                    for c in self._lying
+                    if c.card == card
+                    and all(c is not k for k in kept)
+                    and math.dist(c.where, where) <= self.near_cm
+                ),
+                None,
+            )
+            if same is None:
+                same = _Lying(card, where, (t, frame_ref), 0, confidence, runner_up)
+            same.frames += 1
+            if confidence < same.confidence:
+                same.confidence, same.runner_up = confidence, runner_up
+            kept.append(same)
+        self._lying = kept
+        out: list[ExposedCardEvent] = []
+        for c in kept:
+            t0, ref0 = c.first
+            if c.reported or c.frames < self.min_frames or t - t0 < self.hold_s - 1e-9:
+                continue
+            c.reported = True
+            unsure = ((c.card, round(c.confidence, 3)),) if c.confidence < self.unsure_below else ()
+            maybe = ((c.card, c.runner_up),) if unsure and c.runner_up else ()
+            out.append(
+                ExposedCardEvent(c.card, c.where, self.seat_near(c.where), t0, ref0, unsure, maybe)
+            )
+        return out

@@ -63,6 +63,11 @@ reader's to judge (a joker pair read "JD BJ" or a lone "JD" was the cause of eig
 fourteen false infractions left in the thirty replayed hands). A court card's index is read
 surely, or at least its rank (QS in doubt, maybe QC); a "10" read as Q has its 10 as runner-up.
 
+A card a zone's read finds whose centre lies in no zone at all (neither a play area nor the
+centre: a card dropped or shown on the table) is kept apart, with its place in table cm, as
+long as that read stands: :attr:`ZoneReads.outside`, once per card however many zones' reads
+saw it — what :class:`vision.tracking.ExposedCardWatcher` looks at.
+
 A zone that changed without the reader seeing it change cannot keep a stale read for long:
 every read's thumbnail is compared with the current one, so slow drift (light) accumulates
 until it crosses the threshold and the zone is read again.
@@ -71,6 +76,7 @@ until it crosses the threshold and the zone is read again.
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Callable, Collection, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
@@ -114,8 +120,10 @@ play's ``unsure`` (the referee's cue to look before acting on what it proves; ``
 reports how the bar splits exactly-right and wrong plays), and a court card so read may be a
 part of a picture (:func:`picture_in_doubt`)."""
 COURT_RANKS = frozenset({"J", "Q", "K"})
+SAME_PLACE_CM = 3.0  # two reads of one identity this close are one card
 
 Rect = tuple[float, float, float, float]  # x0, y0, x1, y1 in table cm
+Point = tuple[float, float]  # table cm
 Box = tuple[float, float, float, float]  # x1, y1, x2, y2 in a zone view's pixels
 Timer = Callable[[str], AbstractContextManager[None]]
 
@@ -175,6 +183,7 @@ class _Memo:
     read_t: float = float("-inf")
     confirmed: bool = False  # the last two reads agreed (or the zone looks empty again)
     confirmed_cards: list[str] = field(default_factory=list)  # identities when last confirmed
+    outside: list[tuple[CardSighting, Point]] = field(default_factory=list)  # in no zone
 
     @property
     def news(self) -> bool:
@@ -191,6 +200,8 @@ class ZoneReads:
     read: tuple[str, ...]  # zones the detector looked at
     kept: tuple[str, ...]  # unchanged zones: the last read stands (or empty again)
     unread: tuple[str, ...]  # changed or occluded zones not read: not seen this frame
+    outside: tuple[tuple[CardSighting, Point], ...] = ()
+    """Cards lying in no zone, with their centre in table cm (each card once)."""
 
 
 def zone_rects(zones: Zones, margin_cm: float = READING_MARGIN_CM) -> dict[str, Rect]:
@@ -378,6 +389,7 @@ class ZoneReader:
                         unconfirmed.append((name, thumb))
                 elif memo.empty_thumb is not None and not self._differs(thumb, memo.empty_thumb):
                     memo.thumb, memo.cards, memo.confirmed = thumb, [], True
+                    memo.outside = []
                     memo.confirmed_cards = []
                     self._tracks[name].clear()
                     kept.append(name)
@@ -396,7 +408,9 @@ class ZoneReader:
         for name, thumb in now:
             memo = self._memo[name]
             before = _identities(memo.cards)
-            memo.cards, unexplained = self._read_zone(image_bgr, calibration, name, timer, thumb)
+            memo.cards, unexplained, memo.outside = self._read_zone(
+                image_bgr, calibration, name, timer, thumb
+            )
             agreed = (
                 memo.thumb is not None  # a first read has nothing to agree with
                 and before == _identities(memo.cards)
@@ -419,7 +433,21 @@ class ZoneReader:
             read=tuple(name for name, _ in now),
             kept=tuple(kept),
             unread=tuple(unread),
+            outside=self._outside(),
         )
+
+    def _outside(self) -> tuple[tuple[CardSighting, Point], ...]:
+        """The cards in no zone that the standing reads saw, each once (the rectangles
+        overlap: two zones' reads may see one card)."""
+        out: list[tuple[CardSighting, Point]] = []
+        for name in ZONE_NAMES:
+            for card, where in self._memo[name].outside:
+                if not any(
+                    c.identity == card.identity and math.dist(w, where) <= SAME_PLACE_CM
+                    for c, w in out
+                ):
+                    out.append((card, where))
+        return tuple(out)
 
     def _differs(self, a: Thumbnail, b: Thumbnail) -> bool:
         return _changed(a, b, self.change_threshold, self.min_changed_px)
@@ -442,8 +470,9 @@ class ZoneReader:
         name: str,
         timer: Timer,
         thumb: Thumbnail,
-    ) -> tuple[list[CardSighting], list[Box]]:
-        """The zone's cards, and the card-sized blobs on it that none of them explains."""
+    ) -> tuple[list[CardSighting], list[Box], list[tuple[CardSighting, Point]]]:
+        """The zone's cards, the card-sized blobs on it that none of them explains, and the
+        cards of its view that lie in no zone (with their centres in table cm)."""
         with timer("warp"):
             to_view, size = top_down_view(calibration, self.px_per_cm, self.rects[name])
             view = warp_view(image_bgr, to_view, size)
@@ -466,9 +495,15 @@ class ZoneReader:
             grouped = group_cards(detections, pooled=pooled, px_per_cm=self.px_per_cm)
             seen = one_joker_each(grouped, self.px_per_cm)
             cards = [card for card in seen if self._holds(name, *card.centre)]
+            x0, y0 = self.rects[name][:2]
+            placed = [
+                (card, (x0 + card.centre[0] / self.px_per_cm, y0 + card.centre[1] / self.px_per_cm))
+                for card in seen
+            ]
+            outside = [(card, where) for card, where in placed if self.zones.seat_of(where) is None]
         empty = self._memo[name].empty_thumb
         if empty is None:
-            return cards, []
+            return cards, [], outside
         paper = self._paper(thumb.grey, empty.grey)
         in_doubt = [card for card in cards if picture_in_doubt(card)]
         explained = [c.centre for c in seen if not any(c is d for d in in_doubt)]
@@ -500,7 +535,7 @@ class ZoneReader:
                     # A card lies under this play that no read names: the play may be short.
                     cards = [doubted(card) for card in cards]
                 cards += strips.jokers
-        return cards, unexplained
+        return cards, unexplained, outside
 
     def _joker_parts(
         self, paper: np.ndarray, cards: Sequence[CardSighting], in_doubt: Sequence[CardSighting]

@@ -5,7 +5,8 @@ and nothing here shows referee-only data: the state is
 :meth:`~chaodipi.table.table_state.TableState.to_public_json`; ``/api/events`` leaves out
 ``snapshot``
 events, the notes of ``infraction_decided`` and the frames of ``play_corrected`` (and every
-event's actor). ``/api/stream`` sends ``event: state`` with ``id: <seq>`` at once and on every
+event's actor), and shows a bidding's face-down and buried cards only by their count, as the
+state does. ``/api/stream`` sends ``event: state`` with ``id: <seq>`` at once and on every
 append (it waits on the store's condition, so within milliseconds), and a ``: heartbeat``
 comment every 15 s. This Flask route holds a server thread while a stream is open, so it serves
 only plain WSGI servers (tests, tools); ``chaodipi run`` and the hub answer ``/api/stream``
@@ -23,6 +24,7 @@ from typing import Any
 from flask import Blueprint, Response, jsonify, request
 
 from chaodipi.table.store import StoredEvent
+from chaodipi.table.table_state import public_before_play
 from web_dashboard.auth import error
 from web_dashboard.context import ctx
 
@@ -40,6 +42,9 @@ def public_event(event: StoredEvent) -> dict[str, Any] | None:
         return None
     hidden = HIDDEN_FIELDS.get(event.kind, ())
     data = {k: v for k, v in event.data.items() if k not in hidden}
+    bidding = data.get("before_play")
+    if isinstance(bidding, list) and all(isinstance(e, dict) for e in bidding):
+        data["before_play"] = public_before_play(bidding, time.time())  # hidden cards: a count
     return {"seq": event.seq, "t": event.t, "kind": event.kind, "data": data}
 
 

@@ -1,11 +1,15 @@
-"""The referee's JSON API: decisions, corrections, contract, kitty, 炒底, next hand and match.
+"""The referee's JSON API: decisions, corrections, contract and bidding, kitty, 炒底, 查牌, next
+hand and match.
 
 This module owns the ``/api/referee/*`` routes of ``web_dashboard/API.md``. Every one needs a
 referee session (401), every POST the session's CSRF token (403); a bad body is a 400 with one
 bilingual line naming the field and the fix. Each POST appends events (actor
 ``referee:<name>``) and answers ``{"ok": true, "seq": <the last appended seq>}``; the state
 follows from the fold. A correction also saves the trick's picture and its labels as training
-data (:func:`chaodipi.table.evidence.save_correction`).
+data (:func:`chaodipi.table.evidence.save_correction`). The contract may carry the hand's draw
+and bidding (``before_play``, ``draw``, ``dealer_by_rotation``), checked by the engine's own
+reading of the record; entered bidding also sets the declarer and trump it makes unless the
+same request gives them (:func:`chaodipi.table.table_state.follow_bidding`).
 """
 
 from __future__ import annotations
@@ -16,9 +20,15 @@ from flask import Blueprint, abort, jsonify, request, send_file
 
 from chaodipi.table.actions import advance_hand, new_match
 from chaodipi.table.evidence import save_correction
-from chaodipi.table.hand_fold import with_kitty
-from chaodipi.table.table_state import check_contract, is_level_pair
-from engine.cards import SEATS, CardError, parse
+from chaodipi.table.hand_fold import HandFold, with_kitty
+from chaodipi.table.table_state import (
+    BIDDING_KEYS,
+    check_contract,
+    follow_bidding,
+    is_level_pair,
+    with_card_check,
+)
+from engine.cards import SEATS, CardError, parse, side_of
 from engine.record import load_record
 from web_dashboard.auth import error, referee_name, referee_only
 from web_dashboard.context import ctx
@@ -186,6 +196,35 @@ def undo() -> Any:
 @referee_only(post=True)
 def contract() -> Any:
     data = body()
+    change = contract_change(data)
+    live = ctx().live
+    with live.locked() as state:
+        hand = state.hand
+        try:
+            new = check_contract({**hand.contract, **change})
+            for key in BIDDING_KEYS:
+                if key in change and change[key] is None:  # null: removed
+                    new.pop(key, None)
+            if change.get("before_play") is not None:
+                given = [k for k in ("declarer", "trump") if k in change]
+                first = state.is_first_hand(hand, new)
+                followed = follow_bidding(new, first_hand=first, keep=given)
+                change |= {k: followed[k] for k in ("declarer", "trump") if followed[k] != new[k]}
+        except (ValueError, KeyError) as e:
+            bidding = set(change) & set(BIDDING_KEYS)
+            zh, en = ("牌前记录", "before play") if bidding else ("约定", "contract")
+            raise BadInput(f"{zh}无效 / bad {en}: {one_line(e)}") from None
+        return ok(live.append("contract_set", change, actor()))
+
+
+def one_line(e: BaseException) -> str:
+    return " ".join(str(e).split())
+
+
+def contract_change(data: dict[str, Any]) -> dict[str, Any]:
+    """The fields of a contract request: the contract's own (``declarer``, ``trump``, ``levels``,
+    ``rules``), read as the forms give them, and :data:`BIDDING_KEYS` as the record has them
+    (null removes one); checked by the caller."""
     change: dict[str, Any] = {}
     if data.get("declarer") is not None:
         change["declarer"] = seat_of(data["declarer"])
@@ -198,15 +237,15 @@ def contract() -> Any:
         if not isinstance(levels, dict):
             raise BadInput('levels 须为 {"NS": "2", "EW": "5"} / levels must be {"NS", "EW"}')
         change["levels"] = {str(k).upper(): str(v).upper() for k, v in levels.items()}
+    for key in BIDDING_KEYS:
+        if key in data:
+            change[key] = data[key]
     if not change:
-        raise BadInput("没有要改的项 / nothing to change: give declarer, trump, levels or rules")
-    live = ctx().live
-    with live.locked() as state:
-        try:
-            check_contract({**state.hand.contract, **change})
-        except (ValueError, KeyError) as e:
-            raise BadInput(f"约定无效 / bad contract: {e}") from None
-        return ok(live.append("contract_set", change, actor()))
+        raise BadInput(
+            "没有要改的项 / nothing to change: give declarer, trump, levels, rules, "
+            "before_play, draw or dealer_by_rotation"
+        )
+    return change
 
 
 @bp.post("/api/referee/kitty")
@@ -237,6 +276,46 @@ def chao_di() -> Any:
                 f"({level}) or of one joker"
             )
         return ok(live.append("chao_di", {"seat": seat, "cards": cards}, actor()))
+
+
+@bp.post("/api/referee/card-check")
+@referee_only(post=True)
+def card_check() -> Any:
+    data = body()
+    seat, checked = seat_of(data.get("seat")), seat_of(data.get("checked"))
+    if side_of(seat) == side_of(checked):
+        raise BadInput(
+            f"查牌查的是对方的牌：{seat} 与 {checked} 同一方 / a card check is of an "
+            f"opponent's play: {seat} and {checked} are partners"
+        )
+    live = ctx().live
+    with live.locked() as state:
+        hand = state.hand
+        gathered = gathered_tricks(hand)
+        trick = data.get("trick", gathered)
+        if isinstance(trick, str) and trick.strip().isdigit():
+            trick = int(trick)
+        if not isinstance(trick, int) or isinstance(trick, bool) or not 1 <= trick <= gathered:
+            raise BadInput(
+                f"trick 须为已收的一墩 1–{gathered} / trick must be a gathered trick, 1 to "
+                f"{gathered}"
+                if gathered
+                else "还没有收过墩，无牌可查 / no trick has been gathered yet: nothing to check"
+            )
+        event = {"hand": hand.number, "seat": seat, "checked": checked, "trick": trick}
+        try:
+            with_card_check(hand, event)
+        except ValueError as e:
+            raise BadInput(f"查牌无效 / bad card check: {one_line(e)}") from None
+        return ok(live.append("card_check", event, actor()))
+
+
+def gathered_tricks(hand: HandFold) -> int:
+    """How many tricks of ``hand`` are complete (every seat played), as its audit reads them."""
+    scored = hand.scored()
+    if scored is None:
+        return sum(1 for t in hand.record()["tricks"] if len(t["plays"]) >= len(SEATS))
+    return sum(1 for t in scored.report.tricks if t.complete)
 
 
 @bp.post("/api/referee/next-hand")

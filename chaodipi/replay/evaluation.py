@@ -18,7 +18,11 @@ OpenCV and the detector run on one thread, so the stage timings are one core's.
 
 Kinds testable from footage (:data:`TESTABLE_KINDS`): ``revoke``, ``hidden_cards``,
 ``failed_throw``, ``card_count`` and ``duplicate_card`` (the cards), ``out_of_turn`` (the order
-the plays land in) and ``overtime`` (the gap between landings). Not testable: ``kitty_count``
+the plays land in), ``overtime`` (the gap between landings), ``takeback`` (a card put in the
+play area and lifted back before the sweep) and ``exposed_card`` (a card lying face up between
+the seat's edge and its play area; the footage shows both, see
+:mod:`vision.synth.render_plan`; planted only when ``--kinds`` names them, the default
+rotation is :data:`DEFAULT_KINDS`). Not testable: ``kitty_count``
 — the tracker only accepts a shown kitty of exactly 8 cards (7 or 9 are never reported), the
 burying time is never on camera, and the planted hand has the declarer play nothing in the last
 trick, which the camera sees only as an incomplete trick.
@@ -66,7 +70,12 @@ TESTABLE_KINDS: tuple[str, ...] = (
     "card_count",
     "hidden_cards",
     "duplicate_card",
+    "takeback",
+    "exposed_card",
 )
+DEFAULT_KINDS: tuple[str, ...] = TESTABLE_KINDS[:7]
+"""The rotation without ``--kinds``: the kinds proven by the plays (the seeds of the figures in
+``models/README.md`` plant these); takebacks and exposed cards are planted when asked for."""
 UNTESTABLE_KINDS: dict[str, str] = {
     "kitty_count": "the tracker reports only a kitty of 8 cards; burying is never on camera",
 }
@@ -100,7 +109,7 @@ def compress_times(record: Mapping[str, Any], speedup: float) -> dict[str, Any]:
     """A copy of ``record`` with every gap (kitty taken → buried, buried → first play, play →
     play) divided by ``speedup`` but not below :data:`MIN_GAP_S`, except gaps over their time
     limit, which are kept: the copy audits like the original. Plays without a time are left
-    alone."""
+    alone. A takeback or an exposed card keeps its time after its seat's play in its trick."""
     from engine.profiles import get_profile
 
     if not speedup >= 1:
@@ -114,7 +123,8 @@ def compress_times(record: Mapping[str, Any], speedup: float) -> dict[str, Any]:
     if taken is not None and prev_old is not None:
         prev_new = round(taken + _gap(prev_old - taken, bury_limit, speedup), 3)
         out["kitty_buried_t"] = prev_new
-    for trick in out.get("tricks", []):
+    moved: dict[tuple[Any, str], tuple[float, float]] = {}  # (trick, seat): (old t, new t)
+    for number, trick in enumerate(out.get("tricks", []), start=1):
         for play in trick["plays"]:
             t = play.get("t")
             if t is None:
@@ -125,6 +135,12 @@ def compress_times(record: Mapping[str, Any], speedup: float) -> dict[str, Any]:
                 new = round(prev_new + _gap(float(t) - prev_old, play_limit, speedup), 3)
             prev_old, prev_new = float(t), new
             play["t"] = new
+            moved[(number, str(play["seat"]))] = (float(t), new)
+    for name in ("takebacks", "exposed"):
+        for item in out.get(name) or ():
+            at = moved.get((item.get("trick"), str(item.get("seat"))))
+            if at is not None and item.get("t") is not None:
+                item["t"] = round(max(0.0, at[1] + float(item["t"]) - at[0]), 3)
     return out
 
 
@@ -527,8 +543,9 @@ def add_replay_eval_parser(sub: argparse._SubParsersAction) -> argparse.Argument
     p.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"work folder ({DEFAULT_OUT})")
     p.add_argument(
         "--kinds",
-        default=",".join(TESTABLE_KINDS),
-        help="planted kinds, one a hand in rotation (default: every testable kind)",
+        default=",".join(DEFAULT_KINDS),
+        help=f"planted kinds, one a hand in rotation, from {','.join(TESTABLE_KINDS)} "
+        f"(default: {','.join(DEFAULT_KINDS)})",
     )
     p.add_argument("--speedup", type=float, default=4.0, help="divide gaps under the limit by this")
     p.add_argument("--fps", type=float, default=10.0, help="footage frames a second")

@@ -14,7 +14,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from chaodipi.table.live import LiveTable
-from chaodipi.table.table_state import DEFAULT_LEVELS, check_contract, without_hand_fields
+from chaodipi.table.table_state import (
+    BIDDING_KEYS,
+    DEFAULT_LEVELS,
+    check_contract,
+    without_hand_fields,
+)
 
 
 def _started(number: int, contract: Mapping[str, Any]) -> dict[str, Any]:
@@ -26,8 +31,9 @@ def _started(number: int, contract: Mapping[str, Any]) -> dict[str, Any]:
         "declarer": contract["declarer"],
         "trump": contract["trump"],
     }
-    if contract.get("before_play") is not None:  # the hand's bidding, when the caller knows it
-        started["before_play"] = copy.deepcopy(contract["before_play"])
+    for key in BIDDING_KEYS:  # the hand's draw and bidding, when the caller knows them
+        if contract.get(key) is not None:
+            started[key] = copy.deepcopy(contract[key])
     return started
 
 

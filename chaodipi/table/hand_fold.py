@@ -3,9 +3,13 @@
 This module owns :class:`HandFold`, the state of one hand inside :mod:`chaodipi.table.table_state`:
 
 * the **camera's hand**: a :class:`vision.game_feed.GameFeed` fed the ``play``,
-  ``trick_cleared`` and ``kitty`` events in log order (its recognition conflicts are derived
-  here, so they are never stored twice; the tracker's own conflicts come as events; a play that
-  names unsure reads becomes an ``unsure_read`` conflict, the referee's cue to check the cards);
+  ``trick_cleared``, ``kitty``, ``takeback`` and ``exposed_card`` events
+  (:data:`CAMERA_HAND_KINDS`) in log order (its recognition conflicts are derived here, so they are
+  never stored twice; the tracker's own conflicts come as events; a play or an exposed card
+  that names unsure reads becomes an ``unsure_read`` conflict, the referee's cue to check the
+  cards). A takeback leaves the seat's play less the cards taken back and is listed in the
+  record's ``takebacks``, an exposed card in ``exposed``: the audit raises ``takeback`` /
+  ``exposed_card`` from them, as a question when the cards were read in doubt;
 * the **referee's overlay**, applied on top when the record is built: the contract
   (``contract_set``, ``chao_di`` — a 炒底 changes the trump to the pair's suit and makes the kitty
   unknown again), ``kitty_entered``, and ``play_corrected`` (the seat's cards in that trick are
@@ -33,6 +37,8 @@ from engine.profiles import RuleProfile, get_profile
 from engine.record import load_record
 from vision.game_feed import GameFeed
 
+CAMERA_HAND_KINDS: tuple[str, ...] = ("play", "trick_cleared", "kitty", "takeback", "exposed_card")
+"""The camera's events that make its hand (:meth:`HandFold.camera`)."""
 DECISIONS: tuple[str, ...] = ("confirm", "dismiss")
 STATUS = {"confirm": "confirmed", "dismiss": "dismissed"}
 
@@ -127,7 +133,7 @@ class HandFold:
     first_hand: bool = False
     must_play_done: dict[str, list[str]] = field(default_factory=dict)
     feed: GameFeed = field(default_factory=GameFeed)
-    camera_events: int = 0  # play / trick_cleared / kitty events applied (resume point)
+    camera_events: int = 0  # events of CAMERA_HAND_KINDS applied (resume point)
     trick_open: bool = False  # the camera's last trick still takes plays (not cleared)
     conflicts: list[dict[str, Any]] = field(default_factory=list)
     corrections: list[dict[str, Any]] = field(default_factory=list)
@@ -148,7 +154,7 @@ class HandFold:
         self._cache, self._cache_ok = None, False
 
     def camera(self, seq: int, kind: str, data: dict[str, Any]) -> None:
-        """A ``play``, ``trick_cleared`` or ``kitty`` event of the camera."""
+        """A camera event of :data:`CAMERA_HAND_KINDS`."""
         event = {"type": kind, **data}
         found = self.feed.apply(event)
         self.camera_events += 1
@@ -160,7 +166,7 @@ class HandFold:
             self.kitty_void = False
         for conflict in found:
             self.add_conflict(seq, conflict.to_json())
-        if kind == "play" and data.get("unsure"):
+        if kind in ("play", "exposed_card") and data.get("unsure"):
             seat = str(data.get("seat"))
             self.add_conflict(seq, unsure_read_conflict(seat, data["unsure"], data.get("maybe")))
         self.changed()

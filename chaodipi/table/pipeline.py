@@ -38,6 +38,11 @@ This module owns the wiring of one table's vision into the engine, frame by fram
    that shows the cards, even a moving one, and skipping them would date every play after the
    carrying hand has left and the motion settled (0.5–1 s late). ``skip_moving=True`` saves that
    CPU at the cost of timing.
+   Cards read in no zone (a card dropped or shown on the table: ``ZoneReads.outside``, or the
+   ``outside`` sightings of the whole-region read) go to the
+   :class:`vision.tracking.ExposedCardWatcher`, which reports one lying still for 2 s as an
+   ``exposed_card`` (read under :data:`vision.zone_reads.UNSURE_READ`: unsure, with its
+   runner-up); the tracker reports a play lifted back before the sweep as a ``takeback``.
 4. *events*: the tracker's plays are held ``reorder_s`` and released in landing order (two
    plays accepted out of order must not make an out-of-turn play), every event goes to the
    optional :class:`vision.events.EventLog`, to the optional ``on_event`` hook (the table
@@ -80,9 +85,9 @@ from vision.game_feed import GameFeed
 from vision.grouping import BoxLike, CardSighting, group_cards
 from vision.motion import MOVING_FRACTION, OCCLUDED_FRACTION, MotionGate, MotionState
 from vision.table_geometry import Calibration
-from vision.tracking import KITTY_ZONE, PlayTracker
+from vision.tracking import KITTY_ZONE, ExposedCardWatcher, PlayTracker
 from vision.zone_reads import MAX_READS, UNSURE_READ, NativeDetector, ZoneReader
-from vision.zones import Zones
+from vision.zones import OUTSIDE, Zones
 
 STAGES: tuple[str, ...] = ("motion", "warp", "detect", "zones", "track")
 """Timed stages: motion gate (every frame), warp, detector, grouping + zones, tracker + feed."""
@@ -345,6 +350,12 @@ class TablePipeline:
         self.tracker = tracker or PlayTracker(
             settle_s=(TRACKER_FRAMES - 1) / decision_fps, min_frames=TRACKER_FRAMES
         )
+        self.exposed = ExposedCardWatcher(
+            self.zones.width_cm,
+            self.zones.height_cm,
+            min_frames=TRACKER_FRAMES,
+            unsure_below=UNSURE_READ,
+        )
         terms = dict(contract or {})
         terms.setdefault("rules", rules or self.config.rules)
         if rules is not None:
@@ -499,8 +510,10 @@ class TablePipeline:
                 detections = self.detector.detect(top)
         with self._timed("zones"):
             sightings = group_cards(detections)
-            by_zone = self.zones.assign((s, self._centre_cm(s)) for s in sightings)
-        return self._observe(frame, by_zone, self._for_tracker(motion))
+            placed = [(s, self._centre_cm(s)) for s in sightings]
+            by_zone = self.zones.assign(placed)
+            outside = [(s, where) for s, where in placed if s in by_zone[OUTSIDE]]
+        return self._observe(frame, by_zone, self._for_tracker(motion), outside)
 
     def _decide_by_zone(self, frame: Frame, motion: MotionState) -> list[PipelineEvent]:
         """A decision frame read zone by zone (``vision.zone_reads``): the zones a hand covers
@@ -516,21 +529,29 @@ class TablePipeline:
             still=self._still_zones(motion),
         )
         unseen = for_tracker.occluded_zones | set(reads.unread)
-        return self._observe(frame, reads.cards, replace(for_tracker, occluded_zones=unseen))
+        motion = replace(for_tracker, occluded_zones=unseen)
+        return self._observe(frame, reads.cards, motion, reads.outside)
 
     def _observe(
         self,
         frame: Frame,
         by_zone: Mapping[str, Sequence[CardSighting]],
         motion: MotionState,
+        outside: Sequence[tuple[CardSighting, tuple[float, float]]] = (),
     ) -> list[PipelineEvent]:
-        """The tracker gets each seat's and the kitty zone's cards; its events are taken."""
+        """The tracker gets each seat's and the kitty zone's cards, the exposed-card watcher
+        the cards in no zone; their events are taken."""
         seen = {
             zone: [s.identity for s in by_zone[zone]] for zone in (*self.tracker.seats, KITTY_ZONE)
         }
+        lying = [(s.identity, where, s.confidence, s.runner_up or None) for s, where in outside]
         with self._timed("track"):
-            events = self.tracker.observe(frame.t, seen, motion, str(frame.index))
-        return self._take([_with_unsure_reads(e, by_zone) for e in events])
+            events: list[Event] = [
+                _with_unsure_reads(e, by_zone)
+                for e in self.tracker.observe(frame.t, seen, motion, str(frame.index))
+            ]
+            events += self.exposed.observe(frame.t, lying, str(frame.index))
+        return self._take(events)
 
     @staticmethod
     def _still_zones(motion: MotionState) -> set[str] | None:

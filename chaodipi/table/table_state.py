@@ -27,9 +27,17 @@ starts
   ended or stalled, :data:`CAMERA_STOPPED_S`), so both follow from the log alone.
 
 * A contract may carry the hand's bidding: ``before_play`` (declarations, 炒, passes and the
-  kitty's moves in order, :mod:`engine.preplay.fields`), given by ``hand_started`` or
-  ``contract_set`` and checked with the record; the next hand starts without it. The state's
-  ``hand.before_play`` lists it when given.
+  kitty's moves in order), ``draw`` and ``dealer_by_rotation`` (:mod:`engine.preplay.fields`),
+  given by ``hand_started`` or ``contract_set`` and checked with the record; the next hand
+  starts without them. A ``contract_set`` replaces each one it gives; one given as null is
+  removed. A hand whose contract gives ``dealer_by_rotation`` is a later hand of its game
+  (the engine reads its dealer by ``later_dealer_rule``), even the log's first. The state's
+  ``hand.before_play`` lists the bidding when given. :func:`follow_bidding` gives the
+  declarer and trump the bidding makes.
+* ``card_check`` (查牌) records a seat asking the referee to check another seat's play in a
+  gathered trick; the hand's record lists it under ``card_checks`` (in its contract, so the
+  next hand starts without it) and the audit scores it: founded when it finds that play
+  wrong, else unfounded (``card_check``, free up to ``card_check_free`` a side).
 
 Spectator JSON (:meth:`TableState.to_public_json`) carries no proof, evidence, conflicts,
 corrections, notes or referee names; dismissed infractions are left out of it, and so are
@@ -47,6 +55,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from chaodipi.table.hand_fold import (
+    CAMERA_HAND_KINDS,
     DECISIONS,
     HandFold,
     Scored,
@@ -58,13 +67,19 @@ from chaodipi.table.store import StoredEvent
 from engine.audit import KITTY_READ, AuditReport, UnsureRead, led_the_trick
 from engine.cards import SUITS, other_side, points_of, side_of
 from engine.match import MatchError, MatchState
+from engine.preplay.declarations import check_declarations
 from engine.profiles import get_profile
-from engine.record import load_record
+from engine.record import FORMAT, load_record
 
-CAMERA_HAND_KINDS = ("play", "trick_cleared", "kitty")
-CONTRACT_KEYS = ("declarer", "trump", "levels", "rules", "rule_overrides", "before_play")
+BIDDING_KEYS = ("before_play", "draw", "dealer_by_rotation")
+"""The record's fields of the draw and the bidding a contract may carry; ``contract_set``
+removes one given as null."""
+CONTRACT_KEYS = ("declarer", "trump", "levels", "rules", "rule_overrides", *BIDDING_KEYS)
 """What ``contract_set`` may change."""
-HAND_ONLY_KEYS = ("before_play",)
+HAND_ONLY_KEYS = (*BIDDING_KEYS, "card_checks")
+BIDDING_BASES = ("first_declaration", "last_before_kitty")
+"""How the engine's dealer check reads a dealer from the declarations (its other bases, the
+no-bid flip and the rotation, are facts the referee gives)."""
 """Contract fields of one hand, never carried to the next."""
 EVIDENCE_URL = "/api/referee/evidence/"
 DEFAULT_LEVELS = {"NS": "2", "EW": "2"}
@@ -89,7 +104,7 @@ def default_contract(rules: str = "XX") -> dict[str, Any]:
 
 def check_contract(contract: dict[str, Any]) -> dict[str, Any]:
     """A validated contract (rules, rule_overrides, levels, declarer, trump, optionally
-    before_play); raises ``ValueError`` with one line naming the bad field."""
+    :data:`HAND_ONLY_KEYS`); raises ``ValueError`` with one line naming the bad field."""
     if set(contract["levels"]) != {"NS", "EW"}:
         raise ValueError('levels must be {"NS": rank, "EW": rank}')
     if contract["trump"] != "NT" and contract["trump"] not in SUITS:
@@ -132,10 +147,26 @@ class TableState:
     notes: list[dict[str, Any]] = field(default_factory=list)  # as :func:`note_text` reads them
     _json: dict[tuple[str, int], dict[str, Any]] = field(default_factory=dict, repr=False)
     _implicit_first: bool = field(default=True, repr=False)  # hand 1 before hand_started
+    _first_of_game: list[bool] = field(default_factory=list, repr=False)  # one per hand
 
     def __post_init__(self) -> None:
-        self.hands.append(HandFold(1, default_contract(self.rules), 0.0, first_hand=True))
+        self._add_hand(HandFold(1, default_contract(self.rules), 0.0, first_hand=True))
         self.match = MatchState(get_profile(self.rules))
+
+    def _add_hand(self, hand: HandFold) -> None:
+        self.hands.append(hand)
+        self._first_of_game.append(hand.first_hand)
+        self._settle_first_hand(hand)
+
+    def _settle_first_hand(self, hand: HandFold) -> None:
+        hand.first_hand = self.is_first_hand(hand, hand.contract)
+
+    def is_first_hand(self, hand: HandFold, contract: Mapping[str, Any]) -> bool:
+        """Whether ``hand`` under ``contract`` is its game's first hand: it began the game
+        here, and ``contract`` gives no ``dealer_by_rotation`` — with one it is a later hand
+        (the previous hand's result made its dealer), whatever this log saw of the game."""
+        at = next(i for i, h in enumerate(self.hands) if h is hand)
+        return self._first_of_game[at] and contract.get("dealer_by_rotation") is None
 
     @property
     def hand(self) -> HandFold:
@@ -185,9 +216,16 @@ class TableState:
             new = dict(hand.contract)
             for key in CONTRACT_KEYS:
                 if data.get(key) is not None:
-                    new[key] = data[key]
+                    new[key] = copy.deepcopy(data[key])
+                elif key in BIDDING_KEYS and key in data:  # null: the referee removed it
+                    new.pop(key, None)
             hand.contract = check_contract(new)
+            self._settle_first_hand(hand)
             hand.changed()
+        elif kind == "card_check":
+            target = self.find_hand(int(data.get("hand", hand.number))) or hand
+            target.contract = with_card_check(target, data)
+            target.changed()
         elif kind == "kitty_entered":
             cards = [str(c) for c in data["cards"]]
             load_record(with_kitty(hand.record(), cards))
@@ -236,8 +274,9 @@ class TableState:
             "declarer": str(data.get("declarer", self.hand.contract["declarer"])),
             "trump": str(data.get("trump", "NT")),
         }
-        if data.get("before_play") is not None:
-            given["before_play"] = copy.deepcopy(data["before_play"])
+        for key in BIDDING_KEYS:
+            if data.get(key) is not None:
+                given[key] = copy.deepcopy(data[key])
         contract = check_contract(given)
         if self._implicit_first or number == self.hand.number:
             hand = self.hand
@@ -245,13 +284,14 @@ class TableState:
             if self._implicit_first:
                 self.match = MatchState(get_profile(contract["rules"], contract["rule_overrides"]))
             self._implicit_first = False
+            self._settle_first_hand(hand)
             hand.changed()
             return
         if number < self.hand.number:
             raise ValueError(f"hand {number} started after hand {self.hand.number}")
         self.hand.closed = True
         game = self.match.current
-        self.hands.append(
+        self._add_hand(
             HandFold(
                 number,
                 contract,
@@ -294,7 +334,7 @@ class TableState:
                 )
         hand.closed = True
         game = self.match.current
-        self.hands.append(
+        self._add_hand(
             HandFold(
                 hand.number + 1,
                 contract,
@@ -314,7 +354,7 @@ class TableState:
             "levels": dict(DEFAULT_LEVELS),
             "trump": "NT",
         }
-        self.hands.append(HandFold(hand.number + 1, contract, ev.t, first_hand=True))
+        self._add_hand(HandFold(hand.number + 1, contract, ev.t, first_hand=True))
 
     # ----- queries -----------------------------------------------------------------------
     def protected_evidence(self) -> set[str]:
@@ -399,6 +439,7 @@ class TableState:
                 for c in hand.live_corrections()
             ]
             out["chao_di"] = [dict(c) for c in hand.chao]
+            out["card_checks"] = copy.deepcopy(hand.contract.get("card_checks", []))
             notes = [*self.notes, *(n for h in self.hands for n in h.notes)]
             out["notes"] = [note_text(n) for n in notes]
             out["notes_data"] = [dict(n) for n in notes]
@@ -511,6 +552,50 @@ def _conflict_fixes(
     return out
 
 
+def with_card_check(hand: HandFold, data: Mapping[str, Any]) -> dict[str, Any]:
+    """``hand``'s contract with one more card check (查牌, a ``card_check`` event: ``seat``
+    asked to check ``checked``'s play in ``trick``), checked with the record: the trick must be
+    one of the hand's, the seats seats; raises ``ValueError`` with one line otherwise."""
+    check = {"seat": data["seat"], "checked": data["checked"], "trick": data["trick"]}
+    contract = {**hand.contract, "card_checks": [*hand.contract.get("card_checks", []), check]}
+    record = load_record({**hand.record(), **contract})
+    if not 1 <= check["trick"] <= len(record.tricks):
+        raise ValueError(
+            f"card check of trick {check['trick']}: the hand has tricks 1 to {len(record.tricks)}"
+        )
+    return contract
+
+
+def follow_bidding(
+    contract: Mapping[str, Any], *, first_hand: bool, keep: Iterable[str] = ()
+) -> dict[str, Any]:
+    """``contract`` with the declarer and trump its ``before_play`` makes, as the engine reads
+    the bidding (:mod:`engine.preplay.declarations`: the dealer by ``first_dealer_rule`` or
+    ``later_dealer_rule``, the trump of the last valid declaration), except the fields named in
+    ``keep`` (those the referee gave). Unchanged without a bidding or where it decides neither
+    (every declaration refused, or nobody declared). Raises ``ValueError`` (one line) for a
+    contract that does not check."""
+    out = dict(contract)
+    if out.get("before_play") is None:
+        return out
+    kept = set(keep)
+    for _ in range(3):  # the declarer's level reads the claims: settle it, then the trump
+        record = load_record({"format": FORMAT, **out, "first_hand": first_hand, "tricks": []})
+        change: dict[str, Any] = {}
+        for finding in check_declarations(record, record.profile()):
+            proof = finding.proof
+            by_bidding = proof.get("basis") in BIDDING_BASES
+            if finding.kind == "wrong_dealer" and by_bidding and "declarer" not in kept:
+                change["declarer"] = proof["other"]
+            by_declaration = proof.get("basis") == "declaration"
+            if finding.kind == "wrong_trump" and by_declaration and "trump" not in kept:
+                change["trump"] = proof["expected_trump"]
+        if not change or all(out.get(k) == v for k, v in change.items()):
+            break
+        out.update(change)
+    return out
+
+
 def without_hand_fields(contract: Mapping[str, Any]) -> dict[str, Any]:
     """The contract without the fields of its own hand (:data:`HAND_ONLY_KEYS`)."""
     return {k: v for k, v in contract.items() if k not in HAND_ONLY_KEYS}
@@ -600,6 +685,8 @@ def hand_json(hand: HandFold) -> dict[str, Any]:
     }
     if c.get("before_play") is not None:
         base["before_play"] = copy.deepcopy(c["before_play"])
+    if c.get("dealer_by_rotation") is not None:
+        base["dealer_by_rotation"] = c["dealer_by_rotation"]
     scored = hand.scored()
     if scored is None:
         return base

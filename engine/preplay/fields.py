@@ -15,7 +15,9 @@ All of them are optional (``chaodipi-hand/1`` stays backward compatible; null re
   nobody declared.
 * ``no_bid_flip`` — the kitty's cards in the order they were turned up when nobody declared.
 * ``takebacks`` (悔牌) and ``exposed`` (cards shown out of play) — ``{"seat", "cards", "t",
-  "trick"}``, ``trick`` the 1-based trick during which it happened.
+  "trick", "unsure", "maybe"}``, ``trick`` the 1-based trick during which it happened;
+  ``unsure`` and ``maybe`` as a play's (cards the camera read in doubt, and their runner-up
+  reads): what rests on them is put to the referee as a question.
 * ``redeals`` — ``{"seat", "t"}``: a weak-hand redeal (造反) granted to that seat.
 * ``dealer_by_rotation`` — the seat the previous hand's result made the next dealer.
 
@@ -48,7 +50,7 @@ EVENT_KEYS: tuple[str, ...] = (
     "t",
 )
 DRAW_KEYS: tuple[str, ...] = ("first", "direction", "shuffled_by", "cut_by", "flips", "t")
-INCIDENT_KEYS: tuple[str, ...] = ("seat", "cards", "t", "trick")
+INCIDENT_KEYS: tuple[str, ...] = ("seat", "cards", "t", "trick", "unsure", "maybe")
 REDEAL_KEYS: tuple[str, ...] = ("seat", "t")
 FIELDS: tuple[str, ...] = (
     "draw",
@@ -117,6 +119,8 @@ class Incident(NamedTuple):
     cards: tuple[str, ...]
     t: float | None = None
     trick: int | None = None
+    unsure: tuple[str, ...] = ()  # cards read in doubt (a camera's reading)
+    maybe: tuple[tuple[str, str], ...] = ()  # an unsure card's runner-up read
 
 
 class Redeal(NamedTuple):
@@ -360,7 +364,17 @@ def _incidents(
         trick = raw.get("trick")
         if trick is not None:
             trick = checks.integer(trick, f"{where} trick", error, 1, MAX_TRICK)
-        out.append(Incident(seat, shown, _time(raw.get("t"), f"{where} t", error), trick))
+        unsure = () if raw.get("unsure") is None else cards(raw["unsure"], f"{where} unsure")
+        strange = [c for c in unsure if c not in shown]
+        if strange:
+            raise error(f"{where} unsure names {strange[0]}, not one of its cards: list only those")
+        maybe = raw.get("maybe") or {}
+        if not isinstance(maybe, Mapping) or any(c not in unsure for c in maybe):
+            raise error(f'{where} maybe must map its unsure cards to other cards: {{"QC": "10C"}}')
+        others = cards(list(maybe.values()), f"{where} maybe")
+        time = _time(raw.get("t"), f"{where} t", error)
+        pairs = tuple((str(c), o) for c, o in zip(maybe, others, strict=True) if o != c)
+        out.append(Incident(seat, shown, time, trick, unsure, pairs))
     return tuple(out)
 
 
@@ -443,7 +457,16 @@ def preplay_json(pre: PreplayRecord) -> dict[str, Any]:
     for name, items in (("takebacks", pre.takebacks), ("exposed", pre.exposed)):
         if items:
             out[name] = [
-                _drop_none({"seat": i.seat, "cards": list(i.cards), "t": i.t, "trick": i.trick})
+                _drop_none(
+                    {
+                        "seat": i.seat,
+                        "cards": list(i.cards),
+                        "t": i.t,
+                        "trick": i.trick,
+                        "unsure": list(i.unsure) or None,
+                        "maybe": dict(i.maybe) or None,
+                    }
+                )
                 for i in items
             ]
     if pre.redeals:

@@ -67,6 +67,9 @@ class Finding:
     cards: tuple[str, ...]
     penalty: int | None
     proof: dict[str, Any]
+    unsure: tuple[tuple[str, str | None], ...] = ()
+    """Cards of it read in doubt, each with its runner-up read (or None): what rests on them
+    is a question for the referee."""
 
 
 TRUMP_EN = {"S": "spades ♠", "H": "hearts ♥", "D": "diamonds ♦", "C": "clubs ♣", "NT": "no-trump"}

@@ -160,7 +160,10 @@ def check_incidents(record: HandRecord, profile: RuleProfile) -> list[Finding]:
                 "trick": i.trick,
                 "knob": knob,
             }
-            out.append(Finding(kind, i.seat, i.trick, i.cards, per_card * len(i.cards), proof))
+            maybe = dict(i.maybe)
+            unsure = tuple((c, maybe.get(c)) for c in i.unsure)
+            penalty = per_card * len(i.cards)
+            out.append(Finding(kind, i.seat, i.trick, i.cards, penalty, proof, unsure))
     if not profile.allow_redeal:
         for r in pre.redeals:
             proof = {"kind": "redeal", "seat": r.seat, "knob": "allow_redeal"}

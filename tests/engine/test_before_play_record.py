@@ -210,3 +210,24 @@ def test_pages_have_a_template_for_every_kind_proof_and_reason(language: str) ->
     assert {f"proof.{k}" for k in proofs.PROOF_KINDS} <= keys
     assert {f"proof.reason.{r}" for r in proofs.REASONS_EN} <= keys
     assert "suit.NT" in keys
+
+
+def test_a_takeback_read_in_doubt_is_to_check_and_round_trips() -> None:
+    """A camera's takeback or exposed card may name cards read in doubt (``unsure``, with their
+    runner-up ``maybe``): the infraction is then a question, and the fields survive a round
+    trip; an unsure card that is not one of its cards is refused in one line."""
+    from engine.simulate import simulate_hand
+
+    record, _ = simulate_hand("XX", 11, ["takeback"])
+    (item,) = record["takebacks"]
+    card = item["cards"][0]
+    other = "2C" if card != "2C" else "3C"
+    item.update(unsure=[card], maybe={card: other})
+    (infraction,) = audit(load_record(record)).infractions
+    assert infraction.kind == "takeback" and infraction.to_check
+    assert [(r.card, r.maybe) for r in infraction.unsure_reads] == [(card, other)]
+    assert record_to_json(load_record(record))["takebacks"] == [item]
+    jsonschema.validate(record, SCHEMA)
+    item["unsure"] = [other]
+    with pytest.raises(RecordError, match="takebacks 1 unsure names"):
+        load_record(record)

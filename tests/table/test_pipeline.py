@@ -505,3 +505,63 @@ def test_the_recovered_hand_marks_the_cards_read_in_doubt_and_the_seats_never_re
     trick["plays"][0]["maybe"] = {"QC": "10C"}  # type: ignore[index]
     row = hand_table({"tricks": [trick]}).splitlines()[1].split()
     assert row[:3] == ["1", "10C", "QC?10C"]  # with the runner-up read
+
+
+def test_wiring_reports_a_takeback_and_a_card_lying_outside_the_zones() -> None:
+    """FAKE detector: E lifts its card back and plays it again; a 9H lies face up between N's
+    edge and its play area for 4 s. The pipeline reports both and the audit raises them."""
+    config = top_down_config(SIZE)
+    zones = Zones.from_config(config.table, config.zones)
+    centre = {s: tuple(np.mean(zones.seats[s], axis=0)) for s in "NESW"}
+    fake = FakeDetector()
+    pipe = TablePipeline(config, fake, contract=CONTRACT, decision_fps=4.0)
+    x0, y0 = pipe.reading_region_cm[:2]
+    strip = (55.0 - x0, 8.4 - y0)  # the fake's boxes are in the reading region's image
+    assert zones.seat_of((55.0, 8.4)) is None
+    image = np.full((SIZE, SIZE, 3), 90, np.uint8)
+    script = [(1.0, "N", "AS"), (2.5, "E", "KS"), (7.0, "E", "KS"), (8.5, "S", "QS")]
+    script += [(10.0, "W", "JS")]
+    for i in range(150):  # 15 s at 10 fps
+        t = i / 10
+        seen = [(c, centre[s]) for t0, s, c in script if t >= t0 and t < 13.0]
+        if 3.5 <= t < 7.0:
+            seen.remove(("KS", centre["E"]))  # lifted back
+        seen = [(c, (x - x0, y - y0)) for c, (x, y) in seen]
+        fake.cards = seen + ([("9H", strip)] if 4.0 <= t < 8.0 else [])
+        pipe.process(Frame(image, t, i, "test"))
+    pipe.finish()
+    kinds = [e["type"] for e in pipe.events]
+    assert kinds.count("takeback") == 1 and kinds.count("exposed_card") == 1
+    takeback = next(e for e in pipe.events if e["type"] == "takeback")
+    assert (takeback["seat"], takeback["cards"]) == ("E", ["KS"])
+    assert 3.5 <= takeback["t"] <= 3.8
+    exposed = next(e for e in pipe.events if e["type"] == "exposed_card")
+    assert (exposed["card"], exposed["seat"]) == ("9H", "N")
+    assert exposed["where"] == pytest.approx([55.0, 8.4], abs=0.2)
+    found = [(i.kind, i.seat, i.trick) for i in pipe.audit().infractions]
+    assert found == [("exposed_card", "N", 1), ("takeback", "E", 1)]
+
+
+def test_zone_reads_keep_a_card_lying_in_no_zone_apart_and_report_it_exposed() -> None:
+    """A white square (a card, for the square detector) between W's edge and its play area,
+    inside W's reading rectangle: never a play of W, reported as W's exposed card."""
+    config = top_down_config(SIZE)
+    zones = Zones.from_config(config.table, config.zones)
+    det, _ = square_detector(native=True, names_by_side={30: "9H"})
+    pipe = TablePipeline(config, det, contract=CONTRACT, decision_fps=4.0)
+    where = (7.6, 45.0)
+    assert zones.seat_of(where) is None
+    k = SIZE / 90.0
+    for i in range(60):  # 6 s at 10 fps, the card from 1 s to 5 s
+        t = i / 10
+        image = np.full((SIZE, SIZE, 3), 90, np.uint8)
+        if 1.0 <= t < 5.0:
+            (x, y), half = where, 1.5
+            image[round((y - half) * k) : round((y + half) * k),
+                  round((x - half) * k) : round((x + half) * k)] = 255  # fmt: skip
+        pipe.process(Frame(image, t, i, "test"))
+    pipe.finish()
+    assert [e["type"] for e in pipe.events] == ["exposed_card"]
+    (event,) = pipe.events
+    assert (event["card"], event["seat"]) == ("9H", "W")
+    assert event["where"] == pytest.approx(list(where), abs=0.5)

@@ -432,3 +432,22 @@ def test_a_contract_set_gives_the_bidding_checked_like_the_record(tmp_path: Path
     bid = [{"seat": "E", "action": "declare", "cards": ["2S"]}, {"seat": "E", "action": "take"}]
     live.store.append("contract_set", {"before_play": bid}, "referee:王")
     assert live.public_json(NOW)["hand"]["before_play"] == bid
+
+
+def test_the_cameras_takeback_and_exposed_card_reach_the_live_hand_and_the_console(
+    tmp_path: Path,
+) -> None:
+    rec = hand(inject=())
+    live = table(tmp_path, rec, upto=2)
+    second = rec["tricks"][0]["plays"][1]
+    t = EPOCH + second["t"] + 1.0
+    live.store.append("takeback", {"seat": second["seat"], "cards": second["cards"], "t": t},
+                      "camera")  # fmt: skip
+    live.store.append("exposed_card", {"card": "9H", "where": [55.0, 8.4], "seat": "N",
+                      "t": t + 1.0}, "camera")  # fmt: skip
+    with live.locked() as st:
+        record = st.hand.record()
+    assert [tb["seat"] for tb in record["takebacks"]] == [second["seat"]]
+    assert [e["cards"] for e in record["exposed"]] == [["9H"]]
+    kinds = {i["kind"] for i in live.referee_json(NOW)["infractions"]}
+    assert {"takeback", "exposed_card"} <= kinds

@@ -219,3 +219,64 @@ def test_the_full_sensor_is_drawn_noisier_and_softer_than_the_binned_mode() -> N
         return float(np.std(p.noise_pos.astype(np.float32) - p.noise_neg.astype(np.float32)))
 
     assert noise_sd(full) == pytest.approx(2 * noise_sd(binned), rel=0.05)
+
+
+def _with_incident(name: str) -> tuple[dict[str, Any], str, str]:
+    """The excerpt with its second trick's second play's first card taken back or shown out
+    of play by that seat: (record, seat, card)."""
+    record = excerpt()
+    play = record["tricks"][1]["plays"][1]
+    seat, card = str(play["seat"]), str(play["cards"][0])
+    record[name] = [{"seat": seat, "cards": [card], "trick": 2}]
+    return record, seat, card
+
+
+def test_a_takeback_is_planned_in_the_play_area_then_lifted_out_before_the_play() -> None:
+    from vision.synth.render_plan import TAKEBACK_REST_S, build_timeline
+
+    record, seat, card = _with_incident("takebacks")
+    tl = build_timeline(record, np.random.default_rng(1), fps=10)
+    (back,) = [g for g in tl.groups if g.kind == "takeback"]
+    play = next(g for g in tl.groups if g.kind == "play" and g.trick == 1 and g.seat == seat)
+    assert back.seat == seat and [c.identity for c in back.cards] == [card]
+    in_zone = [tl.zones.seat_of((c.x, c.y)) for c in back.at(back.t_land + 0.5) or ()]
+    assert in_zone == [seat]  # the card lies in the seat's play area …
+    assert back.t_slide0 == pytest.approx(back.t_land + TAKEBACK_REST_S)
+    assert back.t_slide1 is not None and back.at(back.t_slide1) is None  # … then leaves it
+    assert play.t_land > back.t_slide1  # and the play lands only after
+    truth = tl.truth(int(tl.duration * 10) + 1, 10, str)
+    seq = [(e.type, getattr(e, "cards", ())) for e in truth if getattr(e, "seat", "") == seat]
+    k = seq.index(("takeback", (card,)))
+    assert seq[k - 1] == ("play", (card,)) and seq[k + 1][0] == "play"
+    (event,) = [e for e in truth if e.type == "takeback"]
+    assert back.t_slide0 <= event.t <= back.t_slide1 + 0.1
+
+
+def test_an_exposed_card_lies_face_up_outside_every_zone_for_seconds() -> None:
+    from vision.synth.render_plan import EXPOSED_SHOW_S, build_timeline
+
+    record, seat, card = _with_incident("exposed")
+    tl = build_timeline(record, np.random.default_rng(1), fps=10)
+    (shown,) = [g for g in tl.groups if g.kind == "exposed"]
+    (placed,) = shown.cards
+    assert placed.identity == card and tl.zones.seat_of((placed.x, placed.y)) is None
+    assert shown.resting(shown.t_land + EXPOSED_SHOW_S - 0.1)
+    assert shown.t_slide1 is not None and shown.at(shown.t_slide1) is None
+    truth = tl.truth(int(tl.duration * 10) + 1, 10, str)
+    (event,) = [e for e in truth if e.type == "exposed_card"]
+    assert (event.card, event.seat) == (card, seat)
+    assert event.t == pytest.approx(shown.t_land, abs=0.1)
+
+
+def test_the_ground_truth_of_a_takeback_and_an_exposed_card_audits_as_planted() -> None:
+    from engine.simulate import simulate_hand
+    from vision.game_feed import GameFeed
+    from vision.synth.render_plan import build_timeline
+
+    for kind in ("takeback", "exposed_card"):
+        record, injected = simulate_hand("XX", seed=11, inject=[kind])
+        tl = build_timeline(record, np.random.default_rng(1), fps=10)
+        feed = GameFeed(record["rules"], record["levels"], record["declarer"], record["trump"])
+        feed.apply_all(tl.truth(int(tl.duration * 10) + 1, 10, str))
+        found = [(i.kind, i.seat, i.trick) for i in feed.audit().infractions]
+        assert [(i["kind"], i["seat"], i["trick"]) for i in injected] == found

@@ -15,9 +15,11 @@ import pytest
 from vision.events import (
     Event,
     EventLog,
+    ExposedCardEvent,
     KittyEvent,
     PlayEvent,
     RecognitionConflictEvent,
+    TakebackEvent,
     TrickClearedEvent,
     event_from_json,
     load_events,
@@ -25,7 +27,7 @@ from vision.events import (
 )
 from vision.game_feed import SAME_MOMENT_S, GameFeed
 from vision.motion import STILL, MotionGate, MotionState
-from vision.tracking import PlayTracker, multiset
+from vision.tracking import TAKEBACK_S, ExposedCardWatcher, PlayTracker, multiset
 
 FPS = 10
 DT = 1 / FPS
@@ -540,3 +542,248 @@ def test_game_feed_a_follower_whose_count_disagrees_with_the_lead_is_read_in_dou
     assert feed.record["tricks"][0]["plays"][2]["unsure"] == ["4S"]
     (inf,) = feed.audit().infractions
     assert (inf.kind, inf.seat, inf.to_check) == ("card_count", "E", True)
+
+
+# ----- out of play: a card taken back (悔牌) before the sweep, a card lying outside every zone
+# (synthetic zone reads through the tracker, the exposed-card watcher and the game feed).
+
+
+class TimedTable:
+    """Drives a tracker at 10 fps for so many seconds a step, collecting its events."""
+
+    def __init__(self) -> None:
+        self.tracker = PlayTracker()
+        self.t = 0.0
+        self.events: list[Event] = []
+
+    def run(self, zones: Mapping[str, Sequence[str]], seconds: float) -> None:
+        for _ in range(round(seconds * FPS)):
+            self.events += self.tracker.observe(self.t, zones)
+            self.t = round(self.t + DT, 6)
+
+    def kinds(self) -> list[tuple[str, str | None, tuple[str, ...]]]:
+        out: list[tuple[str, str | None, tuple[str, ...]]] = []
+        for e in self.events:
+            if isinstance(e, PlayEvent | TakebackEvent):
+                out.append((e.type, e.seat, e.cards))
+            else:
+                out.append((e.type, None, ()))
+        return out
+
+
+# ----- out of play: takebacks ----------------------------------------------------------------
+
+
+def test_a_follower_lifting_its_card_back_before_the_sweep_is_a_takeback() -> None:
+    table = TimedTable()
+    table.run({"S": ["AS"]}, 1)
+    table.run({"S": ["AS"], "W": ["3S"]}, 1.5)
+    lifted_at = table.t
+    table.run({"S": ["AS"]}, TAKEBACK_S + 1)
+    table.run({"S": ["AS"], "W": ["3S"]}, 1.5)  # played again
+    assert table.kinds() == [
+        ("play", "S", ("AS",)),
+        ("play", "W", ("3S",)),
+        ("takeback", "W", ("3S",)),
+        ("play", "W", ("3S",)),
+    ]
+    takeback = table.events[2]
+    assert isinstance(takeback, TakebackEvent)
+    assert takeback.t == pytest.approx(lifted_at, abs=DT + 1e-9)
+
+
+def test_the_leader_taking_its_play_back_leaves_the_trick_on_the_table() -> None:
+    table = TimedTable()
+    table.run({"S": ["AS"]}, 1.5)
+    table.run({}, TAKEBACK_S + 1)
+    table.run({"S": ["KS"]}, 1.5)
+    assert table.kinds() == [
+        ("play", "S", ("AS",)),
+        ("takeback", "S", ("AS",)),
+        ("play", "S", ("KS",)),
+    ]
+
+
+def test_other_cards_put_in_place_of_a_lifted_play_take_it_back_at_once() -> None:
+    table = TimedTable()
+    table.run({"S": ["AS"], "W": ["3S"]}, 1.5)
+    table.run({"S": ["AS"]}, 0.8)  # lifted: seen gone, not yet long enough
+    table.run({"S": ["AS"], "W": ["4S"]}, 1.5)
+    assert table.kinds()[-2:] == [("takeback", "W", ("3S",)), ("play", "W", ("4S",))]
+
+
+def test_one_card_of_a_pair_lifted_back_is_a_takeback_of_that_card() -> None:
+    table = TimedTable()
+    table.run({"S": ["AS", "AS"]}, 1.5)
+    table.run({"S": ["AS"]}, TAKEBACK_S + 1)
+    assert table.kinds() == [("play", "S", ("AS", "AS")), ("takeback", "S", ("AS",))]
+    assert table.tracker.played["S"] == ("AS",)
+
+
+def test_a_play_covered_shorter_than_the_takeback_time_is_no_takeback() -> None:
+    table = TimedTable()
+    table.run({"S": ["AS"], "W": ["3S"]}, 1.5)
+    table.run({"S": ["AS"]}, TAKEBACK_S - 0.3)  # a hand resting over W's card
+    table.run({"S": ["AS"], "W": ["3S"]}, 3)
+    assert [k for k, _, _ in table.kinds()] == ["play", "play"]
+
+
+def test_the_sweep_of_a_whole_trick_is_no_takeback() -> None:
+    table = TimedTable()
+    table.run({"S": ["AS"], "W": ["3S"], "N": ["4S"], "E": ["5S"]}, 1.5)
+    table.run({"W": ["3S"], "N": ["4S"]}, 1)  # two zones emptied first
+    table.run({"N": ["4S"]}, TAKEBACK_S + 1)  # a third, then the last one long after
+    table.run({}, 3)
+    assert [k for k, _, _ in table.kinds()][-1:] == ["trick_cleared"]
+    assert not any(isinstance(e, TakebackEvent) for e in table.events)
+
+
+def test_the_sweep_of_a_trick_with_a_play_unseen_is_no_takeback() -> None:
+    table = TimedTable()
+    table.run({"S": ["AS"], "W": ["3S"], "N": ["4S"]}, 1.5)
+    table.run({}, 3)
+    assert [k for k, _, _ in table.kinds()] == ["play"] * 3 + ["trick_cleared"]
+
+
+# ----- the exposed-card watcher --------------------------------------------------------------
+
+
+def watch(
+    watcher: ExposedCardWatcher,
+    reads: Sequence[tuple[str, tuple[float, float], float, str | None]],
+    seconds: float,
+    start: float = 0.0,
+) -> list[ExposedCardEvent]:
+    out: list[ExposedCardEvent] = []
+    for k in range(round(seconds * 4)):
+        out += watcher.observe(start + k / 4, reads, f"f{k}")
+    return out
+
+
+def test_a_card_lying_still_outside_every_zone_is_exposed_once_by_the_nearest_seat() -> None:
+    watcher = ExposedCardWatcher(90, 90, unsure_below=0.8)
+    events = watch(watcher, [("9H", (55.0, 8.4), 0.97, None)], 5)
+    assert len(events) == 1
+    (event,) = events
+    assert (event.card, event.seat, event.t, event.unsure) == ("9H", "N", 0.0, ())
+    assert event.where == (55.0, 8.4)
+
+
+def test_a_card_seen_outside_the_zones_shorter_than_the_hold_is_not_exposed() -> None:
+    watcher = ExposedCardWatcher(90, 90)
+    assert watch(watcher, [("9H", (8.4, 40.0), 0.97, None)], 1.5) == []
+    assert watch(watcher, [], 1, start=1.5) == []
+    assert watch(watcher, [("9H", (8.4, 40.0), 0.97, None)], 1.5, start=2.5) == []
+
+
+def test_a_card_carried_across_the_table_is_not_exposed() -> None:
+    watcher = ExposedCardWatcher(90, 90)
+    events: list[ExposedCardEvent] = []
+    for k in range(20):  # 5 cm a decision frame: a hand carrying it
+        events += watcher.observe(k / 4, [("9H", (5.0 + 5 * k, 8.0), 0.97, None)])
+    assert events == []
+
+
+def test_an_exposed_card_read_unsurely_says_so_with_its_runner_up() -> None:
+    watcher = ExposedCardWatcher(90, 90, unsure_below=0.8)
+    (event,) = watch(watcher, [("9H", (85.0, 45.0), 0.55, "9D")], 3)
+    assert event.seat == "E"
+    assert event.unsure == (("9H", 0.55),) and event.maybe == (("9H", "9D"),)
+
+
+# ----- events and the game feed --------------------------------------------------------------
+
+
+def test_takeback_and_exposed_card_events_round_trip_through_json() -> None:
+    takeback = TakebackEvent("W", ("3S",), 4.5, "f45", (("3S", 0.6),), (("3S", "3C"),))
+    exposed = ExposedCardEvent("9H", (55.0, 8.4), "N", 7.0, "f70")
+    for event in (takeback, exposed):
+        assert event_from_json(event.to_json()) == event
+
+
+def feed_trick(feed: GameFeed, *, unsure_w: bool = False) -> None:
+    doubt = (("3S", 0.55),) if unsure_w else ()
+    maybe = (("3S", "3C"),) if unsure_w else ()
+    feed.apply(PlayEvent("S", ("AS",), 1.0, 1.5))
+    feed.apply(PlayEvent("W", ("3S",), 2.0, 2.5, unsure=doubt, maybe=maybe))
+    feed.apply(TakebackEvent("W", ("3S",), 4.0))
+    feed.apply(PlayEvent("W", ("3S",), 7.0, 7.5))
+    feed.apply(PlayEvent("N", ("4S",), 8.0, 8.5))
+    feed.apply(PlayEvent("E", ("5S",), 9.0, 9.5))
+
+
+def test_a_takeback_leaves_the_play_as_played_again_and_the_audit_asserts_it() -> None:
+    feed = GameFeed()
+    feed_trick(feed)
+    record = feed.record
+    assert [(p["seat"], p["cards"]) for p in record["tricks"][0]["plays"]] == [
+        ("S", ["AS"]),
+        ("W", ["3S"]),
+        ("N", ["4S"]),
+        ("E", ["5S"]),
+    ]
+    assert record["takebacks"] == [{"seat": "W", "cards": ["3S"], "t": 4.0, "trick": 1}]
+    (infraction,) = feed.audit().infractions
+    assert (infraction.kind, infraction.seat, infraction.trick) == ("takeback", "W", 1)
+    assert not infraction.to_check
+    assert not feed.conflicts  # no seat played twice: the taken-back card left the play
+
+
+def test_a_takeback_of_a_card_read_unsurely_is_put_to_the_referee_as_a_question() -> None:
+    feed = GameFeed()
+    feed_trick(feed, unsure_w=True)
+    (item,) = feed.record["takebacks"]
+    assert item["unsure"] == ["3S"] and item["maybe"] == {"3S": "3C"}
+    (infraction,) = feed.audit().infractions
+    assert infraction.kind == "takeback" and infraction.to_check
+    assert infraction.unsure_reads[0].maybe == "3C"
+
+
+def test_an_exposed_card_is_listed_for_the_trick_on_the_table_when_it_lay_there() -> None:
+    feed = GameFeed()
+    feed_trick(feed)
+    feed.apply(TrickClearedEvent(12.0))
+    # reported after the sweep (it had to lie still for a while), seen before it
+    feed.apply(ExposedCardEvent("9H", (55.0, 8.4), "N", 10.0))
+    feed.apply(ExposedCardEvent("KD", (8.4, 35.0), "W", 13.0, unsure=(("KD", 0.5),)))
+    assert feed.record["exposed"] == [
+        {"seat": "N", "cards": ["9H"], "t": 10.0, "trick": 1},
+        {"seat": "W", "cards": ["KD"], "t": 13.0, "trick": 2, "unsure": ["KD"]},
+    ]
+    found = {(i.kind, i.seat, i.trick): i.to_check for i in feed.audit().infractions}
+    assert found[("exposed_card", "N", 1)] is False
+    assert found[("exposed_card", "W", 2)] is True
+
+
+def test_a_takeback_of_a_card_short_of_the_leads_count_is_asserted_when_read_surely() -> None:
+    """One card of a pair put down and lifted back: the play's count disagreed with the lead's
+    (its cards were doubted for that), not its reading — the takeback is asserted, and the pair
+    played again is no longer in doubt."""
+    feed = GameFeed()
+    feed.apply(PlayEvent("S", ("AS", "AS"), 1.0, 1.5))
+    feed.apply(PlayEvent("W", ("3S",), 2.0, 2.5))
+    assert feed.record["tricks"][0]["plays"][1]["unsure"] == ["3S"]
+    feed.apply(TakebackEvent("W", ("3S",), 4.0))
+    feed.apply(PlayEvent("W", ("3S", "4S"), 7.0, 7.5))
+    (item,) = feed.record["takebacks"]
+    assert "unsure" not in item
+    assert "unsure" not in feed.record["tricks"][0]["plays"][1]
+    (infraction,) = feed.audit().infractions
+    assert infraction.kind == "takeback" and not infraction.to_check
+
+
+def test_the_leaders_takeback_leaves_its_trick_open_for_the_card_it_leads_instead() -> None:
+    feed = GameFeed()
+    feed.apply(PlayEvent("S", ("AS",), 1.0, 1.5))
+    feed.apply(TakebackEvent("S", ("AS",), 3.0))
+    feed.apply(PlayEvent("S", ("KS",), 6.0, 6.5))
+    feed.apply(PlayEvent("W", ("3S",), 7.0, 7.5))
+    assert feed.record["tricks"] == [
+        {
+            "plays": [
+                {"seat": "S", "cards": ["KS"], "t": 6.0},
+                {"seat": "W", "cards": ["3S"], "t": 7.0},
+            ]
+        }
+    ]
+    assert [(i.kind, i.seat, i.trick) for i in feed.audit().infractions] == [("takeback", "S", 1)]

@@ -772,3 +772,91 @@ def test_the_contract_and_the_next_hand_entered_by_the_referee_reach_spectators(
     next_hand.click()
     referee.wait_for_selector("#flow-msg.msg-ok")
     spectator.wait_for_selector("#hand-no:text-is('第 2 副')", timeout=1000)
+
+
+def test_the_referee_enters_a_declaration_and_a_chao_and_spectators_see_them(
+    table: Table, new_context: NewContext
+) -> None:
+    table.start_hand()  # N declares, hearts, levels 5 / 3; no bidding recorded yet
+    spectator = new_context().new_page()
+    open_live(spectator, table.url)
+    spectator.wait_for_selector("#declarer:text-is('北')")
+    referee = new_context().new_page()
+    sign_in(referee, table)
+    referee.wait_for_selector("#bp-list li:text-is('尚未录入牌前记录')")
+    referee.click("#bp-editor summary")
+
+    def add(action: str, seat: str, cards: str = "", face_down: bool = False) -> None:
+        referee.select_option("#bp-action", action)
+        referee.select_option("#bp-seat", seat)
+        if cards:
+            referee.fill("#bp-cards", cards)
+        if face_down:
+            referee.check("#bp-facedown")
+        referee.get_by_role("button", name="添加一步").click()
+
+    add("chao", "W", "5s 5s")
+    add("declare", "N", "5H", face_down=True)
+    add("pass", "E")
+    assert "有未保存的修改" in referee.inner_text("#bp-msg")
+    referee.get_by_role("button", name="删除这一步").nth(2).click()  # not E's pass after all
+    referee.get_by_role("button", name="上移").nth(1).click()  # N declared before W's 炒
+    steps = referee.locator("#bp-steps li")
+    assert steps.count() == 2 and "北叫主" in steps.nth(0).inner_text()
+    assert table.store.last_seq == 1  # nothing is sent before the referee saves
+    referee.get_by_role("button", name="保存牌前记录").click()
+    referee.wait_for_selector("#bp-msg.msg-ok")
+
+    # the spectators' 叫主 / 炒底 line: N's face-down card a count, W's pair, the trump it gave
+    line = spectator.wait_for_selector("#before-play:not([hidden])")
+    spectator.wait_for_selector("#before-play-body svg[data-card='5S'] >> nth=1")
+    text = line.inner_text()
+    said = [text.index(words) for words in ("北叫主", "暗放 1 张", "西炒")]
+    assert said == sorted(said)
+    assert "定主" in text and "黑桃" in text
+    assert spectator.query_selector("#before-play-body svg[data-card='5H']") is None
+    spectator.wait_for_selector("#declarer:text-is('北')")
+    [contract_set] = [e for e in table.store.events() if e.kind == "contract_set"]
+    assert contract_set.data == {
+        "before_play": [
+            {"seat": "N", "action": "declare", "cards": ["5H"], "face_down": True},
+            {"seat": "W", "action": "chao", "cards": ["5S", "5S"]},
+        ],
+        "trump": "S",  # the 炒 made spades the trump
+    }
+    # the console's list shows the referee the face-down card
+    referee.wait_for_selector("#bp-list li:first-child svg[data-card='5H']")
+
+    # a step the record cannot hold is refused with the server's one line; nothing is logged
+    logged = table.store.last_seq
+    add("declare", "S", "5C 5C 5D 5D 5S")
+    referee.get_by_role("button", name="保存牌前记录").click()
+    error = referee.wait_for_selector("#bp-msg.msg-error").inner_text()
+    assert "牌前记录无效" in error and "before_play event 3: a declare shows 1 to 4 cards" in error
+    assert table.store.last_seq == logged
+
+
+def test_a_card_check_asked_in_the_console_is_listed_and_audited(table: Table, page: Page) -> None:
+    table.whole_simulated_hand(seed=5)  # legal: every check of it is unfounded
+    sign_in(page, table)
+    page.wait_for_selector("#queue-empty:not([hidden])")
+    page.select_option("#cc-seat", "E")
+    assert page.input_value("#cc-checked") in ("S", "N")  # an opponent, never the partner W
+    page.select_option("#cc-checked", "N")
+    page.fill("#cc-trick", "2")
+    page.get_by_role("button", name="查牌", exact=True).click()
+    page.wait_for_selector("#cc-msg.msg-ok")
+    page.wait_for_selector("#cc-list li:text-is('东查北第 2 墩的出牌')")
+    item = page.wait_for_selector("#queue .queue-item")
+    text = item.inner_text()
+    assert "查牌无误" in text and "第 2 墩" in text and "前 1 次不罚" in text
+    page.select_option("#cc-seat", "S")
+    assert page.input_value("#cc-checked") in ("E", "W")
+    page.get_by_role("button", name="查牌", exact=True).click()  # the last gathered trick
+    page.wait_for_selector("#cc-list li >> nth=1")
+    checks = [e.data for e in table.store.events() if e.kind == "card_check"]
+    last = len(table.state()["hand"]["tricks"])
+    assert checks == [
+        {"hand": 1, "seat": "E", "checked": "N", "trick": 2},
+        {"hand": 1, "seat": "S", "checked": checks[1]["checked"], "trick": last},
+    ]

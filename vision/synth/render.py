@@ -10,7 +10,10 @@ choreography and :mod:`vision.synth.render_scene` for the pixels) and writes, fo
   :mod:`vision.events` with a ``seq`` (as :class:`vision.events.EventLog` writes them): ``play``
   (seat, the record's cards, ``t_landed`` = the first frame in which the cards rest on the
   table, ``t_stable`` null — settling belongs to the real tracker), ``trick_cleared`` (the first
-  frame in which no card of the trick lies in a seat zone) and ``kitty``;
+  frame in which no card of the trick lies in a seat zone), ``kitty``, and for a record with
+  ``takebacks`` or ``exposed`` a ``takeback`` (the first frame in which the lifted cards are out
+  of the seat's zone; their landing is a ``play`` before it) and an ``exposed_card`` (the
+  first frame in which the card lies face up outside every zone, with its place in table cm);
 * ``OUT/record.json`` (the source record) and ``OUT/render.json`` (the parameters, the camera's
   homography image px → table cm that calibration should find, fps, size, design, seed, and each
   play's record and video time).

@@ -5,7 +5,13 @@ lays out each play as a fan in the playing seat's zone (cards in record order, e
 to the player's right so every card's top-left corner index stays visible, turned to face the
 seat), schedules the hand that carries the cards in from the seat's edge and withdraws, the
 winner's hand that sweeps a finished trick to a face-down pile in front of it, and the kitty
-shown face up in the centre at the end. :class:`Timeline` answers "what is on the table at time
+shown face up in the centre at the end. A record's ``takebacks`` (悔牌) and ``exposed`` cards
+are shown too: a takeback's cards land in the seat's zone where its play would have, lie
+:data:`TAKEBACK_REST_S`, and are lifted back off the table by the seat's hand; the play lands
+:data:`TAKEBACK_AWAY_S` after that. An exposed card lands face up, turned sideways, in the strip
+between the seat's edge and its play area (:data:`EXPOSED_DEPTH_CM` in, to the player's left),
+:data:`EXPOSED_AFTER_S` after the seat's play in that trick, lies :data:`EXPOSED_SHOW_S`, and is
+picked up again. :class:`Timeline` answers "what is on the table at time
 ``t``" and builds the ground-truth events a perfect tracker would emit on a given frame grid.
 
 Times. A play with record time ``t`` lands at ``lead_in + (t - t0) / time_scale`` seconds of
@@ -27,7 +33,13 @@ from typing import Any
 
 import numpy as np
 
-from vision.events import KittyEvent, PlayEvent, TrickClearedEvent
+from vision.events import (
+    ExposedCardEvent,
+    KittyEvent,
+    PlayEvent,
+    TakebackEvent,
+    TrickClearedEvent,
+)
 from vision.table_geometry import TableGeometry, ZoneConfig
 from vision.zones import CARD_H_CM, SEATS, Zones, inward, right_of
 
@@ -46,6 +58,13 @@ EMPTY_DWELL_S = 0.8  # zones empty before the next lead's hand reaches in
 KITTY_DELAY_S = 1.5
 KITTY_SHOW_S = 3.0
 TAIL_S = 1.0
+TAKEBACK_REST_S = 1.5  # a taken-back card lies in the zone this long before it is lifted
+LIFT_S = 0.45  # a hand carrying cards back off the table
+TAKEBACK_AWAY_S = 3.0  # lifted → the play landing (longer than the tracker's TAKEBACK_S)
+EXPOSED_AFTER_S = 0.6  # the seat's play in the trick → its exposed card lands
+EXPOSED_SHOW_S = 4.0  # an exposed card lies face up this long
+EXPOSED_DEPTH_CM = 8.4  # … this far in from the seat's edge (its zone starts at 10)
+EXPOSED_LEFT_CM = 10.0  # … and this far to the player's left
 PILE_IN_CM = 4.5  # a won-trick pile's centre, in from the winner's edge
 PILE_RIGHT_CM = 18.0  # … and to the winner's right
 
@@ -119,7 +138,7 @@ class Group:
     and are gone after it.
     """
 
-    kind: str  # "play" or "kitty"
+    kind: str  # "play", "kitty", "takeback" (lifted back: slides off) or "exposed"
     seat: str
     cards: tuple[Placement, ...]
     reach: HandMove
@@ -211,21 +230,22 @@ class Timeline:
         cards = group.at(t)
         return cards is not None and any(self.zones.seat_of((c.x, c.y)) in SEATS for c in cards)
 
-    def truth(
-        self, n_frames: int, fps: float, name: Callable[[int], str]
-    ) -> list[PlayEvent | TrickClearedEvent | KittyEvent]:
+    def truth(self, n_frames: int, fps: float, name: Callable[[int], str]) -> list[TruthEvent]:
         """The events a perfect tracker emits on frames ``i / fps`` (``i < n_frames``).
 
-        ``play``: the first frame at or after the landing; ``trick_cleared``: the first frame
-        after the sweep began in which no card of the trick has its centre in a seat zone;
-        ``kitty``: the first frame at or after the kitty lands. ``t_stable`` is left to the
-        caller (a perfect tracker has none: it is a property of the real one's settling).
+        ``play``: the first frame at or after the landing (a takeback's cards too: they were
+        played); ``takeback``: the first frame after the lift began in which none of its cards
+        has its centre in the seat's zone; ``trick_cleared``: the first frame after the sweep
+        began in which no card of the trick has its centre in a seat zone; ``kitty``: the first
+        frame at or after the kitty lands; ``exposed_card``: the first frame at or after an
+        exposed card lands. ``t_stable`` is left to the caller (a perfect tracker has none: it
+        is a property of the real one's settling).
         """
 
         def frame_at(t: float) -> int:
             return max(0, math.ceil(t * fps - 1e-6))
 
-        events: list[tuple[float, int, PlayEvent | TrickClearedEvent | KittyEvent]] = []
+        events: list[tuple[float, int, TruthEvent]] = []
         by_trick: dict[int, list[Group]] = {}
         for g in self.groups:
             i = frame_at(g.t_land)
@@ -234,6 +254,19 @@ class Timeline:
             cards = tuple(c.identity for c in g.cards)
             if g.kind == "kitty":
                 events.append((i / fps, 1, KittyEvent(cards, i / fps, name(i))))
+            elif g.kind == "exposed":
+                seat, t = g.seat, i / fps
+                events += [
+                    (t, 1, ExposedCardEvent(c.identity, (c.x, c.y), seat, t, name(i)))
+                    for c in g.cards
+                ]
+            elif g.kind == "takeback":
+                events.append((i / fps, 0, PlayEvent(g.seat, cards, i / fps, i / fps, name(i))))
+                assert g.t_slide0 is not None
+                for k in range(frame_at(g.t_slide0), n_frames):
+                    if not self._in_seat_zone(g, k / fps):
+                        events.append((k / fps, 1, TakebackEvent(g.seat, cards, k / fps, name(k))))
+                        break
             else:
                 events.append((i / fps, 0, PlayEvent(g.seat, cards, i / fps, i / fps, name(i))))
                 if g.trick is not None:
@@ -248,6 +281,21 @@ class Timeline:
                     break
         events.sort(key=lambda e: (e[0], e[1]))
         return [e for _, _, e in events]
+
+
+TruthEvent = PlayEvent | TrickClearedEvent | KittyEvent | TakebackEvent | ExposedCardEvent
+
+
+def _incidents(record: Mapping[str, Any], name: str) -> dict[tuple[int, str], list[str]]:
+    """A record's takebacks or exposed cards by (0-based trick, seat): their cards."""
+    out: dict[tuple[int, str], list[str]] = {}
+    for item in record.get(name) or ():
+        trick = item.get("trick")
+        if trick is None:
+            continue  # no trick to show it in
+        key = (int(trick) - 1, str(item["seat"]))
+        out.setdefault(key, []).extend(str(c) for c in item["cards"])
+    return out
 
 
 def min_trick_gap(reach_s: float) -> float:
@@ -337,6 +385,19 @@ def build_timeline(
         off = (ex + abs(uy) * lateral, ey + abs(ux) * lateral)
         return hold, off
 
+    def lift(g: Group, t0: float, reach: float) -> float:
+        """The seat's hand reaches in and carries ``g``'s cards off the table by ``t0`` +
+        :data:`LIFT_S`; returns that time."""
+        hold, off = hold_for(g.seat, (g.cards[0].x, g.cards[0].y))
+        t1 = t0 + LIFT_S
+        tl.hands.append(HandMove(g.seat, ((t0 - reach, *off), (t0, *hold), (t1, *off))))
+        g.t_slide0, g.t_slide1 = t0, t1
+        g.gather = edge_point(geometry, g.seat, -12.0, 0.0)
+        g.sweeper = g.seat
+        return t1
+
+    taken_back = _incidents(record, "takebacks")
+    exposed = _incidents(record, "exposed")
     k = 0
     prev_video: float | None = None
     prev_record: float | None = None
@@ -356,6 +417,19 @@ def build_timeline(
                 t_land = prev_video + max(gap, need)
             d = near + depth * rng.uniform(0.3, 0.42)
             centre = edge_point(geometry, seat, d, float(rng.uniform(-5, 5)))
+            back = taken_back.get((ti, seat))
+            if back:
+                # 悔牌: these cards land where the play would have, and are lifted back.
+                shown = _fan(rng, back, centre, seat, rng.uniform(1.3, 1.8))
+                hold, off = hold_for(seat, centre)
+                move = HandMove(
+                    seat, ((t_land - reach, *off), (t_land, *hold), (t_land + WITHDRAW_S, *off))
+                )
+                tb = Group("takeback", seat, shown, move, t_land, ti, -1, t_rec)
+                tl.groups.append(tb)
+                tl.hands.append(move)
+                lifted = lift(tb, t_land + TAKEBACK_REST_S, reach)
+                t_land = lifted + TAKEBACK_AWAY_S
             cards = _fan(rng, [str(c) for c in play["cards"]], centre, seat, rng.uniform(1.3, 1.8))
             hold, off = hold_for(seat, centre)
             move = HandMove(
@@ -370,11 +444,35 @@ def build_timeline(
             groups.append(g)
             tl.groups.append(g)
             tl.hands.append(move)
+            shown_out = exposed.get((ti, seat))
+            if shown_out:
+                # A card shown out of play: face up, sideways, between the edge and the zone.
+                t_out = t_land + EXPOSED_AFTER_S + reach
+                spots = [
+                    edge_point(geometry, seat, EXPOSED_DEPTH_CM, -EXPOSED_LEFT_CM - 10.0 * n)
+                    for n in range(len(shown_out))
+                ]
+                angle = facing_angle(seat) + 90.0
+                out = tuple(
+                    Placement(c, x, y, angle + float(rng.normal(0, 2)))
+                    for c, (x, y) in zip(shown_out, spots, strict=True)
+                )
+                hold, off = hold_for(seat, spots[0])
+                move = HandMove(
+                    seat, ((t_out - reach, *off), (t_out, *hold), (t_out + WITHDRAW_S, *off))
+                )
+                ex = Group("exposed", seat, out, move, t_out, ti, -1)
+                tl.groups.append(ex)
+                tl.hands.append(move)
+                lift(ex, t_out + EXPOSED_SHOW_S, reach)
             prev_video, prev_record = t_land, t_rec
             k += 1
         trick_groups.append(groups)
 
     end = prev_video if prev_video is not None else LEAD_IN_S
+    for g in tl.groups:  # an exposed card picked up after the last play
+        if g.t_slide1 is not None:
+            end = max(end, g.t_slide1)
     # Sweeps: each complete trick goes to its winner.
     for ti, groups in enumerate(trick_groups):
         if len(groups) < 4:

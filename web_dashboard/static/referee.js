@@ -1,5 +1,5 @@
-// Referee console: decides infractions, corrects plays, enters what the camera cannot see and
-// moves the match on. Every POST carries the X-CSRF-Token from <meta name="csrf-token">;
+// Referee console: decides infractions, corrects plays, enters what the camera cannot see (the
+// contract, the kitty, the draw phase, 查牌) and moves the match on. Every POST carries the X-CSRF-Token from <meta name="csrf-token">;
 // 401 shows the sign-in link, errors are shown next to the form that caused them.
 
 import { eventNode, outcomeNodes } from "./before_play.js";
@@ -559,10 +559,15 @@ function renderBeforePlay() {
   const st = ref || pub;
   if (!panel || !list || !outcome || !st) return;
   const events = st.hand && st.hand.before_play;
-  panel.hidden = !Array.isArray(events);
   clear(list);
   clear(outcome);
-  if (!Array.isArray(events)) return;
+  if (!Array.isArray(events)) {
+    const li = document.createElement("li");
+    li.className = "muted";
+    li.textContent = t("bp.notEntered");
+    list.appendChild(li);
+    return;
+  }
   if (!events.length) {
     const li = document.createElement("li");
     li.className = "muted";
@@ -586,6 +591,148 @@ function renderBeforePlay() {
   });
 }
 
+// ---------------------------------------------------------------- 牌前 editor and 查牌
+
+// The steps being edited: the recorded ones until the referee changes something, then the
+// draft until it is saved (the whole list replaces the hand's) or given up.
+let draft = [];
+let draftDirty = false;
+const DECLARING = new Set(["declare", "chao"]);
+const NO_CARDS = new Set(["pass", "take", "look"]);
+
+function recordedSteps() {
+  const events = ref && ref.hand && ref.hand.before_play;
+  return Array.isArray(events) ? events.map((e) => ({ ...e })) : [];
+}
+
+function stepButton(label, cls, disabled, onClick) {
+  const btn = document.createElement("button");
+  btn.type = "button";
+  btn.className = `btn-step ${cls}`;
+  btn.textContent = { "bp-up": "↑", "bp-down": "↓", "bp-remove": "✕" }[cls];
+  btn.title = label;
+  btn.setAttribute("aria-label", label);
+  btn.disabled = disabled;
+  btn.addEventListener("click", onClick);
+  return btn;
+}
+
+function editDraft(change) {
+  if (!draftDirty) draft = recordedSteps();
+  change(draft);
+  draftDirty = true;
+  renderSteps();
+  say("bp-msg", t("bp.edit.unsaved"), true);
+}
+
+function renderSteps() {
+  const list = $("bp-steps");
+  if (!list) return;
+  if (!draftDirty) {
+    draft = recordedSteps();
+    $("bp-rotation").value = (ref && ref.hand && ref.hand.dealer_by_rotation) || "";
+  }
+  clear(list);
+  $("bp-steps-empty").hidden = draft.length > 0;
+  $("bp-reset").disabled = !draftDirty;
+  draft.forEach((e, i) => {
+    const li = document.createElement("li");
+    li.className = "bp-step";
+    li.appendChild(eventNode(e));
+    const tools = document.createElement("span");
+    tools.className = "bp-step-tools";
+    tools.append(
+      stepButton(t("bp.edit.up"), "bp-up", i === 0, () =>
+        editDraft((d) => d.splice(i - 1, 2, d[i], d[i - 1])),
+      ),
+      stepButton(t("bp.edit.down"), "bp-down", i === draft.length - 1, () =>
+        editDraft((d) => d.splice(i, 2, d[i + 1], d[i])),
+      ),
+      stepButton(t("bp.edit.remove"), "bp-remove", false, () => editDraft((d) => d.splice(i, 1))),
+    );
+    li.appendChild(tools);
+    list.appendChild(li);
+  });
+}
+
+function sameSide(a, b) {
+  return (a === "N" || a === "S") === (b === "N" || b === "S");
+}
+
+function renderCardChecks() {
+  const list = $("cc-list");
+  if (!list) return;
+  clear(list);
+  for (const c of (ref && ref.card_checks) || []) {
+    const li = document.createElement("li");
+    li.textContent = t("cc.item", { seat: seatName(c.seat), checked: seatName(c.checked), n: c.trick });
+    list.appendChild(li);
+  }
+}
+
+function wireBeforePlay() {
+  const addCards = wireCardInput("bp-cards", "bp-preview", "bp-msg");
+  const action = $("bp-action");
+  const fitAction = () => {
+    $("bp-facedown").disabled = !DECLARING.has(action.value);
+    $("bp-cards").disabled = NO_CARDS.has(action.value);
+  };
+  action.addEventListener("change", fitAction);
+  fitAction();
+  $("bp-add-form").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const step = { seat: $("bp-seat").value, action: action.value };
+    const typed = !NO_CARDS.has(step.action) && $("bp-cards").value.trim() !== "";
+    const cards = typed ? addCards() : [];
+    if (cards === null) return;
+    if (DECLARING.has(step.action) && cards.length === 0) {
+      say("bp-msg", t("bp.edit.needCards"), false);
+      $("bp-cards").focus();
+      return;
+    }
+    if (cards.length) step.cards = cards;
+    if (DECLARING.has(step.action) && $("bp-facedown").checked) step.face_down = true;
+    editDraft((d) => d.push(step));
+    $("bp-cards").value = "";
+    $("bp-facedown").checked = false;
+    clear($("bp-preview"));
+  });
+  $("bp-save").addEventListener("click", async () => {
+    // No step left: the hand's bidding is removed, not recorded as "nobody declared".
+    const body = { before_play: draft.length ? draft : null };
+    const rotation = $("bp-rotation").value;
+    if (rotation !== ((ref && ref.hand && ref.hand.dealer_by_rotation) || "")) body.dealer_by_rotation = rotation || null;
+    const out = await act("/api/referee/contract", body, "bp-msg");
+    if (out.ok) {
+      draftDirty = false;
+      renderSteps();
+    }
+  });
+  $("bp-rotation").addEventListener("change", () => editDraft(() => {}));
+  $("bp-reset").addEventListener("click", () => {
+    draftDirty = false;
+    renderSteps();
+    say("bp-msg", "", true);
+  });
+
+  const asker = $("cc-seat");
+  const checked = $("cc-checked");
+  const opponent = (seat) => SEATS[(SEATS.indexOf(seat) + 1) % 4];
+  const fitChecked = () => {
+    if (sameSide(asker.value, checked.value)) checked.value = opponent(asker.value);
+  };
+  asker.addEventListener("change", fitChecked);
+  fitChecked();
+  $("cc-form").addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const body = { seat: asker.value, checked: checked.value };
+    const trick = $("cc-trick").value.trim();
+    if (trick) body.trick = Number.parseInt(trick, 10);
+    const out = await act("/api/referee/card-check", body, "cc-msg");
+    if (out.ok) $("cc-trick").value = "";
+  });
+}
+
 function renderReferee() {
   renderQueue();
   renderConflicts();
@@ -593,6 +740,8 @@ function renderReferee() {
   renderCorrections();
   renderMiniState();
   renderBeforePlay();
+  renderSteps();
+  renderCardChecks();
 }
 
 // ---------------------------------------------------------------- forms
@@ -731,6 +880,7 @@ function showStatus(status) {
 
 initLang();
 wireForms();
+wireBeforePlay();
 onLangChange(() => {
   queueKey = "";
   renderReferee();

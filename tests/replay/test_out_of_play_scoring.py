@@ -1,0 +1,74 @@
+"""``replay-eval`` on takebacks (悔牌) and exposed cards: both kinds can be planted, their times
+follow their play when a hand is compressed, and they are scored found / missed / false like
+every other planted infraction (the truth of rendered footage as the replay, no pixels)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+import numpy as np
+import pytest
+
+from chaodipi.replay.evaluation import (
+    DEFAULT_KINDS,
+    TESTABLE_KINDS,
+    add_replay_eval_parser,
+    compress_times,
+)
+from chaodipi.replay.scoring import score_events
+from engine.simulate import simulate_hand
+from vision.synth.render_plan import build_timeline
+
+
+def rendered_truth(kind: str, seed: int = 11) -> tuple[dict[str, Any], list[dict[str, Any]], Any]:
+    """A compressed hand with ``kind`` planted, the truth its footage would carry, and what
+    was planted."""
+    original, injected = simulate_hand("XX", seed, [kind])
+    record = compress_times(original, 4.0)
+    tl = build_timeline(record, np.random.default_rng(seed), fps=10)
+    truth = [e.to_json() for e in tl.truth(int(tl.duration * 10) + 1, 10, str)]
+    return record, truth, injected
+
+
+def test_both_kinds_can_be_planted_in_replay_eval_when_asked_for() -> None:
+    assert {"takeback", "exposed_card"} <= set(TESTABLE_KINDS)
+    assert not {"takeback", "exposed_card"} & set(DEFAULT_KINDS)  # the documented rotation
+    parser = argparse.ArgumentParser()
+    add_replay_eval_parser(parser.add_subparsers())
+    args = parser.parse_args(["replay-eval", "--kinds", "takeback,exposed_card"])
+    assert args.kinds == "takeback,exposed_card"
+
+
+def test_compressing_a_hand_keeps_an_incident_just_after_its_play() -> None:
+    original, _ = simulate_hand("XX", 11, ["takeback"])
+    record = compress_times(original, 4.0)
+    (before,), (after,) = original["takebacks"], record["takebacks"]
+    trick = before["trick"] - 1
+
+    def play_t(rec: dict[str, Any]) -> float:
+        plays = rec["tricks"][trick]["plays"]
+        return float(next(p["t"] for p in plays if p["seat"] == before["seat"]))
+
+    assert after["t"] - play_t(record) == pytest.approx(before["t"] - play_t(original), abs=1e-3)
+
+
+def test_a_replay_that_sees_the_planted_takeback_and_exposed_card_finds_them() -> None:
+    for kind in ("takeback", "exposed_card"):
+        record, truth, injected = rendered_truth(kind)
+        score = score_events(truth, truth, record, injected=injected)
+        assert len(score.injected_found) == 1 and not score.injected_missed
+        assert score.false_infractions == [] and score.missed_infractions == []
+        assert score.plays_exact == score.plays_total
+
+
+def test_a_replay_that_misses_them_or_sees_one_unplanted_is_scored_so() -> None:
+    record, truth, injected = rendered_truth("takeback")
+    blind = [e for e in truth if e["type"] != "takeback"]
+    assert score_events(blind, truth, record, injected=injected).injected_missed
+    (event,) = [e for e in truth if e["type"] == "takeback"]
+    phantom = {"type": "exposed_card", "card": "2C", "where": [20.0, 8.0], "seat": "N"}
+    seen = [*truth, {**phantom, "t": event["t"], "frame": ""}]
+    score = score_events(seen, truth, record, injected=injected)
+    assert [k[0] for k in score.false_infractions] == ["exposed_card"]
+    assert score.false_asserted  # read surely: asserted, not a question
