@@ -25,6 +25,7 @@ the records' events (the crash and hub tests count them).
 
 from __future__ import annotations
 
+import copy
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -88,14 +89,19 @@ def record_events(record: Mapping[str, Any], epoch: float = 0.0) -> list[tuple[f
 
 
 def contract_of(record: Mapping[str, Any]) -> dict[str, Any]:
-    """The contract a record was played under."""
-    return {
+    """The contract a record was played under, with its draw and bidding when it has them
+    (``draw``, ``before_play``, ``dealer_by_rotation``: the dealer check needs all three)."""
+    contract = {
         "rules": record["rules"],
         "rule_overrides": dict(record.get("rule_overrides") or {}),
         "levels": dict(record["levels"]),
         "declarer": record["declarer"],
         "trump": record["trump"],
     }
+    for key in ("draw", "before_play", "dealer_by_rotation"):
+        if record.get(key) is not None:
+            contract[key] = copy.deepcopy(record[key])
+    return contract
 
 
 def on_table(events: Sequence[tuple[float, Camera]], done: int) -> list[Camera]:

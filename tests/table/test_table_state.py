@@ -122,10 +122,11 @@ def test_the_state_json_has_the_contract_shape(tmp_path: Path) -> None:
     state = live.public_json(NOW)
     assert set(state) == {"table", "seq", "server_time", "match", "hand", "infractions", "camera"}
     assert set(state["match"]) == {"levels", "hand", "winner"}
+    # The simulated hand's bidding travels in its contract: before_play, dealer_by_rotation.
     assert set(state["hand"]) == {
         "rules", "declarer", "declarer_side", "level", "trump", "trick", "finished",
         "defender_points", "point_cards", "points_by_trick", "current_trick", "clock", "tricks",
-        "kitty", "result",
+        "kitty", "result", "before_play", "dealer_by_rotation",
     }  # fmt: skip
     h = state["hand"]
     assert state["table"] == "T1" and state["server_time"] == NOW
@@ -425,9 +426,10 @@ def test_spectators_see_a_face_down_card_only_once_revealed(tmp_path: Path) -> N
 
 def test_a_contract_set_gives_the_bidding_checked_like_the_record(tmp_path: Path) -> None:
     live = table(tmp_path, hand(), upto=0)
+    recorded = live.public_json(NOW)["hand"]["before_play"]  # the simulated hand's bidding
     live.store.append("contract_set", {"before_play": [{"seat": "N", "action": "shout"}]},
                       "referee:王")  # fmt: skip
-    assert "before_play" not in live.public_json(NOW)["hand"]
+    assert live.public_json(NOW)["hand"]["before_play"] == recorded
     assert "before_play event 1 action" in " ".join(live.referee_json(NOW)["notes"])
     bid = [{"seat": "E", "action": "declare", "cards": ["2S"]}, {"seat": "E", "action": "take"}]
     live.store.append("contract_set", {"before_play": bid}, "referee:王")
