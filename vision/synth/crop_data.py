@@ -32,6 +32,17 @@ def _iou(a: Box, b: Box) -> float:
     return inter / union if union > 0 else 0.0
 
 
+def _shows_any(cand: Box, labelled: Sequence[Box], max_iou: float) -> bool:
+    """Whether a labelled box is the main thing in the square ``cand``: it overlaps it by more
+    than ``max_iou``, or its centre lies in the candidate's middle."""
+    cx, cy, side = (cand[0] + cand[2]) / 2, (cand[1] + cand[3]) / 2, cand[2] - cand[0]
+    return any(
+        _iou(cand, g) > max_iou
+        or (abs((g[0] + g[2]) / 2 - cx) < side * 0.35 and abs((g[1] + g[3]) / 2 - cy) < side * 0.35)
+        for g in labelled
+    )
+
+
 def _jittered_crop(rng: np.random.Generator, image: np.ndarray, box: Box) -> np.ndarray:
     """A crop of ``box`` as a localiser might miss it: scaled, shifted, a few degrees turned."""
     return crop(
@@ -75,16 +86,8 @@ def scene_crops(
         else:
             cx, cy = float(rng.uniform(0, w)), float(rng.uniform(0, h))
         cand = (cx - side / 2, cy - side / 2, cx + side / 2, cy + side / 2)
-        # An index must not be the main thing in a "none" crop: its centre stays out of the
-        # candidate's middle and the overlap stays small.
-        if any(
-            _iou(cand, g) > 0.1
-            or (
-                abs((g[0] + g[2]) / 2 - cx) < side * 0.35
-                and abs((g[1] + g[3]) / 2 - cy) < side * 0.35
-            )
-            for g in gts
-        ):
+        # An index must not be the main thing in a "none" crop.
+        if _shows_any(cand, gts, 0.1):
             continue
         made += 1
         yield NONE_CLASS, blur_down(rng, crop(image, cand, angle=float(rng.uniform(-8, 8))))
@@ -113,14 +116,7 @@ def picture_boxes(
         side = min(side, 0.9 * min(w, h))
         cx, cy = float(rng.uniform(0, w)), float(rng.uniform(0, h))
         cand = (cx - side / 2, cy - side / 2, cx + side / 2, cy + side / 2)
-        if any(
-            _iou(cand, j) > 0.15
-            or (
-                abs((j[0] + j[2]) / 2 - cx) < side * 0.35
-                and abs((j[1] + j[3]) / 2 - cy) < side * 0.35
-            )
-            for j in jokers
-        ):
+        if _shows_any(cand, jokers, 0.15):
             continue
         out.append(cand)
     return out
