@@ -82,6 +82,8 @@ ReadsNeeded = tuple[int, str, Collection[str]]
 
 KITTY_READ = 0
 """The trick number an unsure read of a kitty card carries (:attr:`HandRecord.kitty_unsure`)."""
+BEFORE_PLAY_READ = -1
+"""The trick of an :class:`UnsureRead` of the draw phase (a declaration's or a 炒's cards)."""
 
 
 # ----- proofs: the facts of each infraction, and their English sentence ----------------------
@@ -269,6 +271,8 @@ class UnsureRead:
         other = f"; maybe {self.maybe}" if self.maybe else ""
         if self.trick == KITTY_READ:
             return f"{what} (the kitty{other})"
+        if self.trick == BEFORE_PLAY_READ:
+            return f"{what} ({self.seat}, before play{other})"
         return f"{what} ({self.seat}, trick {self.trick}{other})"
 
 
@@ -1044,7 +1048,8 @@ class _Auditor:
         takebacks (:mod:`engine.preplay`); an over-time re-burial is priced like any other."""
         for f in check_before_play(self.record, self.profile):
             penalty = self.overtime_penalty(f.seat) if f.penalty is None else f.penalty
-            doubt = [UnsureRead(f.trick or 0, f.seat, c, maybe) for c, maybe in f.unsure]
+            trick = BEFORE_PLAY_READ if f.trick is None else f.trick
+            doubt = [UnsureRead(trick, f.seat, c, maybe) for c, maybe in f.unsure]
             self.flag(f.kind, f.seat, f.trick, f.cards, penalty, f.proof, unsure_reads=doubt)
             self.ended = self.ended or ends_hand(f.proof)
 

@@ -2,11 +2,14 @@
 
 This module owns the events that the play tracker (``vision.tracking``) and the game feed
 (``vision.game_feed``) produce — ``play``, ``trick_cleared``, ``kitty``, ``takeback`` (悔牌: a
-play lifted back before the sweep), ``exposed_card`` (a card lying face up outside every zone)
-and ``recognition_conflict`` — their JSON form, and :class:`EventLog`, the file they are recorded
-in: one JSON object per line, each with a monotonically increasing ``seq``, opened in append
-mode, flushed and fsynced per event. Nothing already recorded is ever rewritten;
-:func:`read_events` skips a torn line (a write cut short by a power loss) with a warning.
+play lifted back before the sweep), ``exposed_card`` (a card lying face up outside every zone),
+``declaration`` (cards shown face up at a seat before the first play: 叫主 or 炒),
+``kitty_move`` (the kitty taken or buried: written by the renderer's ground truth only, the
+camera sees no card backs) and ``recognition_conflict`` — their JSON form, and
+:class:`EventLog`, the file they are recorded in: one JSON object per line, each with a
+monotonically increasing ``seq``, opened in append mode, flushed and fsynced per event.
+Nothing already recorded is ever rewritten; :func:`read_events` skips a torn line (a write
+cut short by a power loss) with a warning.
 """
 
 from __future__ import annotations
@@ -191,6 +194,60 @@ class ExposedCardEvent:
 
 
 @dataclass(frozen=True)
+class DeclarationEvent:
+    """Cards shown face up together at ``seat``'s edge, outside every zone, before the hand's
+    first play (the draw phase): a declaration (叫主) or a 炒, read at ``t`` (when they lay face
+    up, still, long enough to read: a face-down placement is read when turned up). The camera
+    cannot tell a 叫主 from a 炒 (it sees no kitty move): the game feed lists every one as a
+    ``declare`` step of ``before_play``. ``unsure`` and ``maybe`` as a play's (JSON only when
+    present)."""
+
+    seat: str
+    cards: tuple[str, ...]
+    t: float
+    frame: str = ""
+    unsure: tuple[tuple[str, float], ...] = ()
+    maybe: tuple[tuple[str, str], ...] = ()
+
+    type: ClassVar[str] = "declaration"
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "type": self.type,
+            "seat": self.seat,
+            "cards": list(self.cards),
+            "t": self.t,
+            "frame": self.frame,
+        }
+        return _doubt_json(out, self.unsure, self.maybe)
+
+
+@dataclass(frozen=True)
+class KittyMoveEvent:
+    """The kitty ``taken`` (picked up from the centre) or ``buried`` (``count`` cards put back
+    face down) by ``seat`` at ``t``: ground truth of rendered footage (the detector reads no
+    card backs, so no tracker emits it); the game feed ignores it."""
+
+    seat: str
+    action: str  # "take" or "bury"
+    count: int
+    t: float
+    frame: str = ""
+
+    type: ClassVar[str] = "kitty_move"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "type": self.type,
+            "seat": self.seat,
+            "action": self.action,
+            "count": self.count,
+            "t": self.t,
+            "frame": self.frame,
+        }
+
+
+@dataclass(frozen=True)
 class RecognitionConflictEvent:
     """What vision saw contradicts the game (a third copy, a seat playing twice, a card count
     unlike the lead's, cards changing under a play…). For the referee: never silently fixed."""
@@ -220,6 +277,8 @@ Event = (
     | KittyEvent
     | TakebackEvent
     | ExposedCardEvent
+    | DeclarationEvent
+    | KittyMoveEvent
     | RecognitionConflictEvent
 )
 
@@ -277,6 +336,23 @@ def event_from_json(data: Mapping[str, Any]) -> Event:
                 _unsure_of(data),
                 _maybe_of(data),
             )
+        if kind == "declaration":
+            return DeclarationEvent(
+                str(data["seat"]),
+                tuple(str(c) for c in data["cards"]),
+                float(data["t"]),
+                str(data.get("frame", "")),
+                _unsure_of(data),
+                _maybe_of(data),
+            )
+        if kind == "kitty_move":
+            return KittyMoveEvent(
+                str(data["seat"]),
+                str(data["action"]),
+                int(data["count"]),
+                float(data["t"]),
+                str(data.get("frame", "")),
+            )
         if kind == "recognition_conflict":
             seat = data.get("seat")
             return RecognitionConflictEvent(
@@ -289,7 +365,8 @@ def event_from_json(data: Mapping[str, Any]) -> Event:
     except (KeyError, TypeError, ValueError) as e:
         raise ValueError(f"event {kind!r} is malformed: {e}") from None
     raise ValueError(
-        f"unknown event type {kind!r}: expected play, trick_cleared, kitty, takeback, …"
+        f"unknown event type {kind!r}: expected play, trick_cleared, kitty, takeback, "
+        "declaration, …"
     )
 
 

@@ -12,6 +12,21 @@ seat's play in this trick, not to the next trick), a ``kitty`` sets the kitty, a
 ``takeback`` / ``exposed_card``. A takeback of cards the play was read unsurely with, or an
 exposed card read unsurely, carries that doubt (``unsure``, ``maybe``): the infraction is put to
 the referee as a question, never asserted.
+
+A ``declaration`` (cards shown face up at a seat before the first play) becomes a step of the
+record's ``before_play``, in the order seen: ``{"seat", "action": "declare", "cards", "t"}``
+with the doubt it was read with. The camera sees no kitty move and no pass, so it cannot tell a
+叫主 from a 炒: every showing is listed as a ``declare``, which the audit
+(:mod:`engine.preplay.declarations`, a record listing no kitty moves) judges by its cards and
+the showings before it — cards that cannot declare (``false_declaration``), a single after a
+declaration, a pair shown again, a weaker overcall where ``chao_overcall`` is ``strength``
+(``illegal_chao``) — and the trump the last valid one names. A joker shown alone is taken as
+read in doubt (the other of a pair unread is likelier than a declaration the rules refuse).
+What rests on the kitty moves (a 炒 out of turn or before the burial, the re-burial times,
+the dealer by the declarations of a first hand when a 炒 followed) needs the referee's entry
+of the bidding, which replaces the camera's (:mod:`chaodipi.table.hand_fold`). The face is all
+the camera reads: ``face_down`` is left out (a face-up declaration under ``secret_bidding`` is
+not claimed from footage).
 :meth:`GameFeed.audit` audits the record as it stands, so the game state is always current.
 
 Before a play is accepted it is checked against the game; a contradiction becomes a
@@ -36,9 +51,10 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from engine.audit import AuditReport, audit
-from engine.cards import COPIES, CardError, parse
+from engine.cards import COPIES, JOKERS, CardError, parse
 from engine.record import FORMAT, load_record
 from vision.events import (
+    DeclarationEvent,
     Event,
     ExposedCardEvent,
     KittyEvent,
@@ -146,6 +162,8 @@ class GameFeed:
             found = self._takeback(event)
         elif isinstance(event, ExposedCardEvent):
             found = self._exposed(event)
+        elif isinstance(event, DeclarationEvent):
+            found = self._declaration(event)
         else:
             found = []  # a conflict from the tracker: for the referee, the record is unchanged
         for conflict in found:
@@ -317,6 +335,23 @@ class GameFeed:
         self._record.setdefault("exposed", []).append(item)
         return []
 
+    def _declaration(self, ev: DeclarationEvent) -> list[RecognitionConflictEvent]:
+        step: dict[str, Any] = {
+            "seat": ev.seat,
+            "action": "declare",
+            "cards": list(ev.cards),
+            "t": ev.t,
+        }
+        _note_doubt(step, ev)
+        lone = [c for c in ev.cards if c in JOKERS and ev.cards.count(c) == 1]
+        if lone:
+            # A joker shown alone is more likely one of a pair whose other card went unread
+            # (a joker's picture, not an index, is what the detector reads) than a declaration
+            # the rules refuse: what it proves is put to the referee.
+            step["unsure"] = list(dict.fromkeys([*step.get("unsure", ()), *lone]))
+        self._record.setdefault("before_play", []).append(step)
+        return []
+
     def _clear(self, ev: TrickClearedEvent) -> list[RecognitionConflictEvent]:
         if not self._open:
             return []
@@ -383,7 +418,8 @@ def _keep_doubt_of_cards(play: dict[str, Any]) -> None:
 
 
 def _note_doubt(
-    play: dict[str, Any], ev: PlayEvent | KittyEvent | TakebackEvent | ExposedCardEvent
+    play: dict[str, Any],
+    ev: PlayEvent | KittyEvent | TakebackEvent | ExposedCardEvent | DeclarationEvent,
 ) -> None:
     """Add the event's unsure cards (those of the play, or kitty) and their runner-up reads
     (another card) to the recorded ``play``: an event that says more than that cannot stop the

@@ -37,7 +37,14 @@ are skipped for acceptance (they neither count nor break a run) but may date a l
 :class:`ExposedCardWatcher` owns the other moment out of play: a card read face up outside
 every play area and the kitty zone, at the same place (within ``EXPOSED_NEAR_CM``) on
 ``min_frames`` decision frames spanning ``hold_s`` → ``exposed_card``, once while it lies there.
-Cards carried in by a hand or swept away move and never qualify.
+Cards carried in by a hand or swept away move and never qualify. A card already reported that
+is not read for up to ``grace_s`` (a hand passing over it, a missed read) and lies there again
+is the same card, not a new one. In the draw phase (``draw_phase=True``: before the hand's first
+play, which the pipeline tells it) such cards are a showing of the bidding instead: the cards of
+one seat that qualify within ``join_s`` of each other (a pair's second card read a frame later)
+→ one ``declaration`` (叫主 or 炒, read once they lie face up: a face-down placement when it is
+turned up), dated when its first card was first seen; ``unsure`` / ``maybe`` as an exposed
+card's. A showing still open when the draw phase ends is reported then.
 
 A one-frame dropout or a one-frame false card restarts a run and so never creates, drops or
 changes a play. The landing time is forgotten once the stable state is seen again in
@@ -54,6 +61,7 @@ from dataclasses import dataclass
 from engine.cards import SEATS
 from vision.classes import CLASS_ID
 from vision.events import (
+    DeclarationEvent,
     Event,
     ExposedCardEvent,
     KittyEvent,
@@ -75,6 +83,10 @@ EXPOSED_HOLD_S = 2.0
 """Seconds a card must lie still, face up, outside every zone to be an exposed card."""
 EXPOSED_NEAR_CM = 3.0
 """Reads of one identity this close (table cm) are the same card lying there."""
+DECLARATION_JOIN_S = 0.6
+"""Cards of one seat qualifying this close together are one declaration."""
+REPORTED_GRACE_S = 1.0
+"""Seconds a reported card may go unread and still be the same card when read there again."""
 
 Cards = tuple[str, ...]
 
@@ -336,6 +348,7 @@ class _Lying:
     confidence: float = 1.0
     runner_up: str | None = None
     reported: bool = False
+    last_t: float = 0.0  # when it was last read
 
 
 class ExposedCardWatcher:
@@ -354,6 +367,8 @@ class ExposedCardWatcher:
         min_frames: int = 3,
         near_cm: float = EXPOSED_NEAR_CM,
         unsure_below: float = 0.0,
+        join_s: float = DECLARATION_JOIN_S,
+        grace_s: float = REPORTED_GRACE_S,
     ) -> None:
         self.width_cm = width_cm
         self.height_cm = height_cm
@@ -361,7 +376,11 @@ class ExposedCardWatcher:
         self.min_frames = min_frames
         self.near_cm = near_cm
         self.unsure_below = unsure_below
+        self.join_s = join_s
+        self.grace_s = grace_s
         self._lying: list[_Lying] = []
+        self._showing: dict[str, list[_Lying]] = {}  # draw phase: a seat's cards not yet told
+        self._showing_since: dict[str, float] = {}
 
     def seat_near(self, where: tuple[float, float]) -> str:
         """The seat whose table edge is nearest ``where`` (cm, origin NW, y toward S)."""
@@ -374,9 +393,12 @@ class ExposedCardWatcher:
         t: float,
         reads: Sequence[tuple[str, tuple[float, float], float, str | None]],
         frame_ref: str = "",
-    ) -> list[ExposedCardEvent]:
+        *,
+        draw_phase: bool = False,
+    ) -> list[ExposedCardEvent | DeclarationEvent]:
         """One decision frame's cards read outside every zone, as ``(card, (x_cm, y_cm),
-        confidence, runner-up or None)``; returns the exposed cards it completes."""
+        confidence, runner-up or None)``; returns the exposed cards it completes, or in the
+        draw phase (before the hand's first play) the declarations."""
         kept: list[_Lying] = []
         for card, where, confidence, runner_up in reads:
             same = next(
@@ -392,19 +414,46 @@ class ExposedCardWatcher:
             if same is None:
                 same = _Lying(card, where, (t, frame_ref), 0, confidence, runner_up)
             same.frames += 1
+            same.last_t = t
             if confidence < same.confidence:
                 same.confidence, same.runner_up = confidence, runner_up
             kept.append(same)
-        self._lying = kept
-        out: list[ExposedCardEvent] = []
+        missed = [
+            c
+            for c in self._lying
+            if c.reported and all(c is not k for k in kept) and t - c.last_t <= self.grace_s
+        ]
+        self._lying = kept + missed
+        out: list[ExposedCardEvent | DeclarationEvent] = []
         for c in kept:
             t0, ref0 = c.first
             if c.reported or c.frames < self.min_frames or t - t0 < self.hold_s - 1e-9:
                 continue
             c.reported = True
-            unsure = ((c.card, round(c.confidence, 3)),) if c.confidence < self.unsure_below else ()
-            maybe = ((c.card, c.runner_up),) if unsure and c.runner_up else ()
+            seat = self.seat_near(c.where)
+            if draw_phase:
+                self._showing.setdefault(seat, []).append(c)
+                self._showing_since.setdefault(seat, t)
+                continue
+            unsure, maybe = self._doubt([c])
+            out.append(ExposedCardEvent(c.card, c.where, seat, t0, ref0, unsure, maybe))
+        for seat in list(self._showing):
+            if draw_phase and t - self._showing_since[seat] < self.join_s - 1e-9:
+                continue  # the rest of the showing may qualify a frame later
+            cards = self._showing.pop(seat)
+            del self._showing_since[seat]
+            t0, ref0 = min(c.first for c in cards)
+            unsure, maybe = self._doubt(cards)
             out.append(
-                ExposedCardEvent(c.card, c.where, self.seat_near(c.where), t0, ref0, unsure, maybe)
+                DeclarationEvent(seat, tuple(c.card for c in cards), t0, ref0, unsure, maybe)
             )
         return out
+
+    def _doubt(
+        self, cards: Sequence[_Lying]
+    ) -> tuple[tuple[tuple[str, float], ...], tuple[tuple[str, str], ...]]:
+        """``unsure`` (cards read under ``unsure_below``) and ``maybe`` (their runner-ups)."""
+        doubtful = [c for c in cards if c.confidence < self.unsure_below]
+        unsure = tuple((c.card, round(c.confidence, 3)) for c in doubtful)
+        maybe = tuple((c.card, c.runner_up) for c in doubtful if c.runner_up)
+        return unsure, maybe

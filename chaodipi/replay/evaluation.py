@@ -19,10 +19,15 @@ OpenCV and the detector run on one thread, so the stage timings are one core's.
 Kinds testable from footage (:data:`TESTABLE_KINDS`): ``revoke``, ``hidden_cards``,
 ``failed_throw``, ``card_count`` and ``duplicate_card`` (the cards), ``out_of_turn`` (the order
 the plays land in), ``overtime`` (the gap between landings), ``takeback`` (a card put in the
-play area and lifted back before the sweep) and ``exposed_card`` (a card lying face up between
-the seat's edge and its play area; the footage shows both, see
+play area and lifted back before the sweep), ``exposed_card`` (a card lying face up between
+the seat's edge and its play area), ``false_declaration`` and ``illegal_chao`` (the cards a
+seat shows in the draw phase, played before the first trick; the footage shows all four, see
 :mod:`vision.synth.render_plan`; planted only when ``--kinds`` names them, the default
-rotation is :data:`DEFAULT_KINDS`). Not testable: ``kitty_count``
+rotation is :data:`DEFAULT_KINDS`). Every simulated hand carries its bidding (``before_play``),
+which the footage plays honestly when another kind is planted. An ``illegal_chao`` that only
+the kitty moves or the passes prove (a 炒 out of turn, before the burial) is never on camera:
+the camera sees the showings, not the kitty or a pass (:mod:`vision.game_feed`); the score
+lists it as off camera. Not testable: ``kitty_count``
 — the tracker only accepts a shown kitty of exactly 8 cards (7 or 9 are never reported), the
 burying time is never on camera, and the planted hand has the declarer play nothing in the last
 trick, which the camera sees only as an incomplete trick.
@@ -72,10 +77,13 @@ TESTABLE_KINDS: tuple[str, ...] = (
     "duplicate_card",
     "takeback",
     "exposed_card",
+    "false_declaration",
+    "illegal_chao",
 )
 DEFAULT_KINDS: tuple[str, ...] = TESTABLE_KINDS[:7]
 """The rotation without ``--kinds``: the kinds proven by the plays (the seeds of the figures in
-``models/README.md`` plant these); takebacks and exposed cards are planted when asked for."""
+``models/README.md`` plant these); takebacks, exposed cards, false declarations and illegal 炒
+are planted when asked for."""
 UNTESTABLE_KINDS: dict[str, str] = {
     "kitty_count": "the tracker reports only a kitty of 8 cards; burying is never on camera",
 }

@@ -4,12 +4,13 @@ This module owns :func:`score_events`, which compares the events a replay produc
 ground-truth events of rendered footage (``ground_truth.jsonl`` of ``chaodipi render``) for one
 hand record (its contract: rules, levels, declarer, trump):
 
-* both event lists (plays, cleared tricks, the kitty, takebacks and exposed cards) are fed
+* both event lists (plays, cleared tricks, the kitty, takebacks, exposed cards and the draw
+  phase's declarations) are fed
   into a :class:`vision.game_feed.GameFeed` with the record's contract, which splits them
   into tricks exactly as the live pipeline does; a play is *exactly right* when the recovered
   record has, at the same trick and seat, the same card multiset (a play's cards taken back
-  are not in it); plays the truth lacks are *extra*; planted takebacks and exposed cards are
-  scored as every other infraction;
+  are not in it); plays the truth lacks are *extra*; planted takebacks, exposed cards, false
+  declarations and illegal 炒 are scored as every other infraction;
 * the *landing-time error* of each exactly right play is ``|t_recovered − t_true|``;
 * infractions are ``(kind, seat, trick)`` of the engine's audits: the *recovered* audit, the
   *camera truth* (the audit of the truth events: what a perfect tracker would give the engine,
@@ -42,7 +43,9 @@ from engine.record import load_record
 from vision.game_feed import GameFeed
 from vision.tracking import multiset
 
-FEED_TYPES = frozenset({"play", "trick_cleared", "kitty", "takeback", "exposed_card"})
+FEED_TYPES = frozenset(
+    {"play", "trick_cleared", "kitty", "takeback", "exposed_card", "declaration"}
+)
 
 InfractionKey = tuple[str, str, int | None]
 

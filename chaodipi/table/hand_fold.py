@@ -3,13 +3,17 @@
 This module owns :class:`HandFold`, the state of one hand inside :mod:`chaodipi.table.table_state`:
 
 * the **camera's hand**: a :class:`vision.game_feed.GameFeed` fed the ``play``,
-  ``trick_cleared``, ``kitty``, ``takeback`` and ``exposed_card`` events
+  ``trick_cleared``, ``kitty``, ``takeback``, ``exposed_card`` and ``declaration`` events
   (:data:`CAMERA_HAND_KINDS`) in log order (its recognition conflicts are derived here, so they are
   never stored twice; the tracker's own conflicts come as events; a play or an exposed card
   that names unsure reads becomes an ``unsure_read`` conflict, the referee's cue to check the
   cards). A takeback leaves the seat's play less the cards taken back and is listed in the
   record's ``takebacks``, an exposed card in ``exposed``: the audit raises ``takeback`` /
-  ``exposed_card`` from them, as a question when the cards were read in doubt;
+  ``exposed_card`` from them, as a question when the cards were read in doubt; a declaration
+  (cards a seat showed before the first play) is a ``declare`` step of the record's
+  ``before_play``, from which the audit raises ``false_declaration`` / ``illegal_chao`` (a
+  question when read in doubt, and an ``unsure_read`` conflict too); the bidding the referee
+  enters (the contract's ``before_play``) replaces the camera's;
 * the **referee's overlay**, applied on top when the record is built: the contract
   (``contract_set``, ``chao_di`` — a 炒底 changes the trump to the pair's suit and makes the kitty
   unknown again), ``kitty_entered``, and ``play_corrected`` (the seat's cards in that trick are
@@ -37,7 +41,14 @@ from engine.profiles import RuleProfile, get_profile
 from engine.record import load_record
 from vision.game_feed import GameFeed
 
-CAMERA_HAND_KINDS: tuple[str, ...] = ("play", "trick_cleared", "kitty", "takeback", "exposed_card")
+CAMERA_HAND_KINDS: tuple[str, ...] = (
+    "play",
+    "trick_cleared",
+    "kitty",
+    "takeback",
+    "exposed_card",
+    "declaration",
+)
 """The camera's events that make its hand (:meth:`HandFold.camera`)."""
 DECISIONS: tuple[str, ...] = ("confirm", "dismiss")
 STATUS = {"confirm": "confirmed", "dismiss": "dismissed"}
@@ -166,7 +177,7 @@ class HandFold:
             self.kitty_void = False
         for conflict in found:
             self.add_conflict(seq, conflict.to_json())
-        if kind in ("play", "exposed_card") and data.get("unsure"):
+        if kind in ("play", "exposed_card", "declaration") and data.get("unsure"):
             seat = str(data.get("seat"))
             self.add_conflict(seq, unsure_read_conflict(seat, data["unsure"], data.get("maybe")))
         self.changed()

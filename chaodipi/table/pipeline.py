@@ -43,6 +43,9 @@ This module owns the wiring of one table's vision into the engine, frame by fram
    :class:`vision.tracking.ExposedCardWatcher`, which reports one lying still for 2 s as an
    ``exposed_card`` (read under :data:`vision.zone_reads.UNSURE_READ`: unsure, with its
    runner-up); the tracker reports a play lifted back before the sweep as a ``takeback``.
+   In the draw phase — before the hand's first play, from the start and again after a hand's
+   kitty was shown — the watcher reports the cards a seat shows instead as a ``declaration``
+   (叫主 or 炒; the game feed lists it in ``before_play``).
 4. *events*: the tracker's plays are held ``reorder_s`` and released in landing order (two
    plays accepted out of order must not make an out-of-turn play), every event goes to the
    optional :class:`vision.events.EventLog`, to the optional ``on_event`` hook (the table
@@ -356,6 +359,7 @@ class TablePipeline:
             min_frames=TRACKER_FRAMES,
             unsure_below=UNSURE_READ,
         )
+        self._draw_phase = True  # no play yet in this hand: cards shown are the bidding
         terms = dict(contract or {})
         terms.setdefault("rules", rules or self.config.rules)
         if rules is not None:
@@ -550,7 +554,12 @@ class TablePipeline:
                 _with_unsure_reads(e, by_zone)
                 for e in self.tracker.observe(frame.t, seen, motion, str(frame.index))
             ]
-            events += self.exposed.observe(frame.t, lying, str(frame.index))
+            for e in events:
+                if isinstance(e, (PlayEvent, KittyEvent)):
+                    self._draw_phase = isinstance(e, KittyEvent)  # the kitty ends a hand
+            events += self.exposed.observe(
+                frame.t, lying, str(frame.index), draw_phase=self._draw_phase
+            )
         return self._take(events)
 
     @staticmethod

@@ -38,6 +38,7 @@ CAMERA_KINDS: tuple[str, ...] = (
     "kitty",
     "takeback",
     "exposed_card",
+    "declaration",
     "recognition_conflict",
     "calibration_drift",
     "camera_health",

@@ -11,8 +11,10 @@ All of them are optional (``chaodipi-hand/1`` stays backward compatible; null re
   ``face_down`` (placed face down, 暗放/暗炒), ``revealed_t`` (when turned up) and ``trump`` (the
   suit a joker tractor names); ``pass`` (a turn of 炒 let go); ``take`` (the kitty picked up,
   ``count`` cards when not the kitty's size); ``bury`` (cards buried: ``cards`` or ``count``);
-  ``look`` (a burier looking at its buried kitty). Each may have ``t``. An empty list says
-  nobody declared.
+  ``look`` (a burier looking at its buried kitty). Each may have ``t``. A declare or chao
+  read by the camera may have ``unsure`` and ``maybe`` as a play's (cards read in doubt and
+  their runner-up reads): a finding that rests on it is put to the referee as a question. An
+  empty list says nobody declared.
 * ``no_bid_flip`` — the kitty's cards in the order they were turned up when nobody declared.
 * ``takebacks`` (悔牌) and ``exposed`` (cards shown out of play) — ``{"seat", "cards", "t",
   "trick", "unsure", "maybe"}``, ``trick`` the 1-based trick during which it happened;
@@ -48,6 +50,8 @@ EVENT_KEYS: tuple[str, ...] = (
     "revealed_t",
     "trump",
     "t",
+    "unsure",
+    "maybe",
 )
 DRAW_KEYS: tuple[str, ...] = ("first", "direction", "shuffled_by", "cut_by", "flips", "t")
 INCIDENT_KEYS: tuple[str, ...] = ("seat", "cards", "t", "trick", "unsure", "maybe")
@@ -103,6 +107,8 @@ class BidEvent(NamedTuple):
     revealed_t: float | None = None
     trump: str | None = None
     t: float | None = None
+    unsure: tuple[str, ...] = ()  # a declaration's cards read in doubt (a camera's reading)
+    maybe: tuple[tuple[str, str], ...] = ()  # an unsure card's runner-up read
 
     @property
     def size(self) -> int | None:
@@ -222,6 +228,7 @@ def _fast_time(value: Any) -> float | None:
 _SEAT_SET = frozenset(SEATS)
 _ACTION_SET = frozenset(ACTIONS)
 _EVENT_KEY_SET = frozenset(EVENT_KEYS)
+_PLAIN_KEY_SET = _EVENT_KEY_SET - {"unsure", "maybe"}  # a read in doubt takes the long way
 _TRUMPS = (*SUITS, "NT")
 
 
@@ -237,7 +244,7 @@ def _plain_time(value: Any) -> bool:
 def _plain_event(value: Any) -> BidEvent | None:
     """The event when it is plainly well-formed (the common case, read without building any
     message), else None for :func:`_event` to check field by field and refuse."""
-    if type(value) is not dict or not value.keys() <= _EVENT_KEY_SET:
+    if type(value) is not dict or not value.keys() <= _PLAIN_KEY_SET:
         return None
     get = value.get
     seat, action, shown, count = get("seat"), get("action"), get("cards"), get("count")
@@ -345,7 +352,30 @@ def _event(value: Any, number: int, error: type[ValueError], cards: CardsReader)
         t = _time(value.get("t"), f"{where} t", error)
     if revealed_t == -1.0:
         revealed_t = _time(revealed, f"{where} revealed_t", error)
-    return BidEvent(seat, action, shown, count, face_down, revealed_t, trump, t)
+    if not declaring and (value.get("unsure") is not None or value.get("maybe") is not None):
+        raise error(f"{where}: only a declare or a chao has unsure or maybe: leave it out")
+    unsure, maybe = _doubt(value, shown, where, error, cards)
+    return BidEvent(seat, action, shown, count, face_down, revealed_t, trump, t, unsure, maybe)
+
+
+def _doubt(
+    raw: Mapping[str, Any],
+    shown: tuple[str, ...],
+    where: str,
+    error: type[ValueError],
+    cards: CardsReader,
+) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
+    """``unsure`` (cards of ``shown``) and ``maybe`` (unsure card → its runner-up read) of a
+    camera's reading, checked; pairs naming the card itself are dropped."""
+    unsure = () if raw.get("unsure") is None else cards(raw["unsure"], f"{where} unsure")
+    strange = [c for c in unsure if c not in shown]
+    if strange:
+        raise error(f"{where} unsure names {strange[0]}, not one of its cards: list only those")
+    maybe = raw.get("maybe") or {}
+    if not isinstance(maybe, Mapping) or any(c not in unsure for c in maybe):
+        raise error(f'{where} maybe must map its unsure cards to other cards: {{"QC": "10C"}}')
+    others = cards(list(maybe.values()), f"{where} maybe")
+    return unsure, tuple((str(c), o) for c, o in zip(maybe, others, strict=True) if o != c)
 
 
 def _incidents(
@@ -364,16 +394,8 @@ def _incidents(
         trick = raw.get("trick")
         if trick is not None:
             trick = checks.integer(trick, f"{where} trick", error, 1, MAX_TRICK)
-        unsure = () if raw.get("unsure") is None else cards(raw["unsure"], f"{where} unsure")
-        strange = [c for c in unsure if c not in shown]
-        if strange:
-            raise error(f"{where} unsure names {strange[0]}, not one of its cards: list only those")
-        maybe = raw.get("maybe") or {}
-        if not isinstance(maybe, Mapping) or any(c not in unsure for c in maybe):
-            raise error(f'{where} maybe must map its unsure cards to other cards: {{"QC": "10C"}}')
-        others = cards(list(maybe.values()), f"{where} maybe")
+        unsure, pairs = _doubt(raw, shown, where, error, cards)
         time = _time(raw.get("t"), f"{where} t", error)
-        pairs = tuple((str(c), o) for c, o in zip(maybe, others, strict=True) if o != c)
         out.append(Incident(seat, shown, time, trick, unsure, pairs))
     return tuple(out)
 
@@ -448,6 +470,8 @@ def preplay_json(pre: PreplayRecord) -> dict[str, Any]:
                     "revealed_t": e.revealed_t,
                     "trump": e.trump,
                     "t": e.t,
+                    "unsure": list(e.unsure) or None,
+                    "maybe": dict(e.maybe) or None,
                 }
             )
             for e in pre.events

@@ -17,7 +17,7 @@ from typing import Any
 from engine.preplay.declarations import check_declarations
 from engine.preplay.fields import times
 from engine.preplay.proofs import Finding
-from engine.preplay.table import check_draw, check_incidents, check_reburials
+from engine.preplay.table import check_draw, check_incidents, check_reburials, with_read_doubt
 from engine.profiles import RuleProfile
 from engine.record import HandRecord
 from engine.scoring import HandOutcome, settle_hand
@@ -29,7 +29,7 @@ def check_before_play(record: HandRecord, profile: RuleProfile) -> list[Finding]
         return []
     return [
         *check_draw(record, profile),
-        *check_declarations(record, profile),
+        *with_read_doubt(record, check_declarations(record, profile)),
         *check_reburials(record, profile),
         *check_incidents(record, profile),
     ]

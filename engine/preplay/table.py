@@ -11,14 +11,20 @@ What the table does around the bidding and the tricks, checked against the profi
 * a weak-hand redeal (造反) where ``allow_redeal`` is off: ``redeal``, 0 points;
 * cards taken back (悔牌, ``penalty_takeback`` a card) and cards exposed
   (``penalty_exposed_card`` a card): ``takeback``, ``exposed_card``.
+
+:func:`with_read_doubt` gives the bidding's findings the doubt of the camera's reads they rest
+on (``unsure`` / ``maybe`` of ``before_play`` declarations): a finding on one declaration
+rests on its cards, an ``illegal_chao`` also on the declarations before it (a re-used pair, a
+weaker overcall, a single after a declaration), a trump or dealer result on all of them.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from engine.cards import JOKERS, RANK_VALUE, parse, side_of
-from engine.preplay.fields import Draw
+from engine.preplay.fields import DECLARING, BidEvent, Draw
 from engine.preplay.proofs import Finding
 from engine.profiles import RuleProfile
 from engine.record import HandRecord
@@ -168,4 +174,36 @@ def check_incidents(record: HandRecord, profile: RuleProfile) -> list[Finding]:
         for r in pre.redeals:
             proof = {"kind": "redeal", "seat": r.seat, "knob": "allow_redeal"}
             out.append(Finding("redeal", r.seat, None, (), 0, proof))
+    return out
+
+
+def with_read_doubt(record: HandRecord, findings: list[Finding]) -> list[Finding]:
+    """``findings`` of the bidding, each with the doubtful reads it rests on (see the module
+    docstring); unchanged when no declaration was read in doubt."""
+    events = record.preplay.events or ()
+    if not any(e.unsure for e in events):
+        return findings
+
+    def doubt(chosen: list[BidEvent]) -> tuple[tuple[str, str | None], ...]:
+        out: dict[str, str | None] = {}
+        for e in chosen:
+            maybe = dict(e.maybe)
+            for card in e.unsure:
+                out.setdefault(card, maybe.get(card))
+        return tuple(out.items())
+
+    out = []
+    for f in findings:
+        number = f.proof.get("event")
+        if isinstance(number, int) and 1 <= number <= len(events):
+            upto = events[:number] if f.proof.get("kind") == "illegal_chao" else ()
+            chosen = [e for e in upto if e.action in DECLARING] or [events[number - 1]]
+            if upto:
+                chosen = [*chosen, events[number - 1]]
+        elif f.kind in ("wrong_trump", "wrong_dealer"):
+            chosen = [e for e in events if e.action in DECLARING]
+        else:
+            chosen = []
+        unsure = doubt(chosen)
+        out.append(replace(f, unsure=unsure) if unsure else f)
     return out

@@ -231,3 +231,33 @@ def test_a_takeback_read_in_doubt_is_to_check_and_round_trips() -> None:
     item["unsure"] = [other]
     with pytest.raises(RecordError, match="takebacks 1 unsure names"):
         load_record(record)
+
+
+def test_a_declaration_read_in_doubt_is_to_check_and_round_trips() -> None:
+    """A camera's declaration may name cards read in doubt (``unsure``, with their runner-up
+    ``maybe``): a false declaration or illegal 炒 resting on it is then a question, and the
+    fields survive a round trip; a step that shows no cards has none, and an unsure card that
+    is not one of its cards is refused in one line."""
+    from engine.simulate import simulate_hand
+
+    record, injected = simulate_hand("XX", 30, ["false_declaration"])
+    (planted,) = injected
+    steps = record["before_play"]
+    step = next(s for s in steps if s["seat"] == planted["seat"] and s["action"] == "declare")
+    card = step["cards"][0]
+    other = "2C" if card != "2C" else "3C"
+    step.update(unsure=[card], maybe={card: other})
+    (infraction,) = [i for i in audit(load_record(record)).infractions if i.trick is None]
+    assert infraction.kind == "false_declaration" and infraction.to_check
+    assert [(r.card, r.maybe) for r in infraction.unsure_reads] == [(card, other)]
+    assert f"{card} ({planted['seat']}, before play; maybe {other})" in infraction.proof
+    assert record_to_json(load_record(record))["before_play"] == steps
+    jsonschema.validate(record, SCHEMA)
+    step["unsure"] = [other]
+    with pytest.raises(RecordError, match=r"before_play event \d+ unsure names"):
+        load_record(record)
+    step["unsure"] = [card]
+    take = next(s for s in steps if s["action"] == "take")
+    take["unsure"] = []
+    with pytest.raises(RecordError, match="only a declare or a chao has unsure"):
+        load_record(record)

@@ -1,6 +1,7 @@
-"""``replay-eval`` on takebacks (悔牌) and exposed cards: both kinds can be planted, their times
-follow their play when a hand is compressed, and they are scored found / missed / false like
-every other planted infraction (the truth of rendered footage as the replay, no pixels)."""
+"""``replay-eval`` on takebacks (悔牌), exposed cards and the draw phase (false declarations,
+illegal 炒): each kind can be planted, incidents' times follow their play when a hand is
+compressed, and they are scored found / missed / false like every other planted infraction (the
+truth of rendered footage as the replay, no pixels)."""
 
 from __future__ import annotations
 
@@ -72,3 +73,43 @@ def test_a_replay_that_misses_them_or_sees_one_unplanted_is_scored_so() -> None:
     score = score_events(seen, truth, record, injected=injected)
     assert [k[0] for k in score.false_infractions] == ["exposed_card"]
     assert score.false_asserted  # read surely: asserted, not a question
+
+
+DRAW_KINDS = ("false_declaration", "illegal_chao")
+
+
+def test_false_declarations_and_illegal_chao_can_be_planted_when_asked_for() -> None:
+    assert set(DRAW_KINDS) <= set(TESTABLE_KINDS)
+    assert not set(DRAW_KINDS) & set(DEFAULT_KINDS)
+    parser = argparse.ArgumentParser()
+    add_replay_eval_parser(parser.add_subparsers())
+    args = parser.parse_args(["replay-eval", "--kinds", ",".join(DRAW_KINDS)])
+    assert args.kinds == "false_declaration,illegal_chao"
+
+
+def test_a_replay_that_sees_the_draw_phase_finds_the_planted_declaration_faults() -> None:
+    for kind in DRAW_KINDS:
+        record, truth, injected = rendered_truth(kind, seed=30)
+        assert any(e["type"] == "declaration" for e in truth)
+        score = score_events(truth, truth, record, injected=injected)
+        assert [k[0] for k in score.injected_found] == [kind] and not score.injected_missed
+        assert score.false_infractions == [] and score.missed_infractions == []
+
+
+def test_another_kinds_hand_shows_its_honest_bidding_and_raises_nothing_of_it() -> None:
+    record, truth, injected = rendered_truth("revoke", seed=30)
+    assert any(e["type"] == "declaration" for e in truth)
+    score = score_events(truth, truth, record, injected=injected)
+    assert [k[0] for k in score.injected_found] == ["revoke"]
+    assert score.false_infractions == [] and score.off_camera == []
+
+
+def test_a_declaration_the_replay_misses_or_misreads_is_scored_so() -> None:
+    record, truth, injected = rendered_truth("false_declaration", seed=30)
+    (planted,) = injected
+    wrong = [e for e in truth if e["type"] == "declaration" and e["seat"] == planted["seat"]][-1]
+    blind = [e for e in truth if e is not wrong]
+    assert score_events(blind, truth, record, injected=injected).injected_missed
+    doubted = [{**e, "unsure": {e["cards"][0]: 0.5}} if e is wrong else e for e in truth]
+    score = score_events(doubted, truth, record, injected=injected)
+    assert score.injected_found and score.injected_to_check  # found, but only as a question

@@ -1,5 +1,6 @@
-"""A hand's fold of the camera's takebacks (悔牌) and exposed cards: the record lists them, the
-audit raises its infractions, and a card read in doubt makes them questions for the referee."""
+"""A hand's fold of the camera's takebacks (悔牌), exposed cards and declarations (the draw
+phase): the record lists them, the audit raises its infractions, and a card read in doubt makes
+them questions for the referee."""
 
 from __future__ import annotations
 
@@ -78,3 +79,46 @@ def test_an_exposed_card_read_in_doubt_is_a_question_and_a_cue_to_check_the_card
     assert exposed_card.unsure_reads[0].maybe == "9D"
     (cue,) = [c for c in hand.conflicts if c["kind"] == "unsure_read"]
     assert cue["seat"] == "N" and cue["cards"] == ["9H"] and "9D" in cue["detail"]
+
+
+def declaration(seat: str, cards: list[str], t: float, **doubt: Any) -> tuple[str, dict[str, Any]]:
+    return "declaration", {"seat": seat, "cards": cards, "t": t, **doubt}
+
+
+BIDDING = [declaration("S", ["2S"], 0.5), declaration("E", ["6D"], 0.8)]
+
+
+def test_the_cameras_declarations_make_the_bidding_and_a_false_one_is_raised() -> None:
+    hand = fold([*BIDDING, *TRICK])
+    record = hand.record()
+    assert record["before_play"] == [
+        {"seat": "S", "action": "declare", "cards": ["2S"], "t": 0.5},
+        {"seat": "E", "action": "declare", "cards": ["6D"], "t": 0.8},
+    ]
+    scored = hand.scored()
+    assert scored is not None
+    found = [(i.kind, i.seat, i.trick, i.to_check) for i in scored.report.infractions]
+    assert ("false_declaration", "E", None, False) in found
+    assert hand.camera_events == len(BIDDING) + len(TRICK)
+
+
+def test_a_declaration_read_in_doubt_is_a_question_and_a_cue_to_check_the_cards() -> None:
+    doubtful = declaration("E", ["6D"], 0.8, unsure={"6D": 0.5}, maybe={"6D": "2D"})
+    hand = fold([BIDDING[0], doubtful, *TRICK])
+    assert hand.record()["before_play"][1]["unsure"] == ["6D"]
+    scored = hand.scored()
+    assert scored is not None
+    false = next(i for i in scored.report.infractions if i.kind == "false_declaration")
+    assert false.seat == "E" and false.to_check
+    (cue,) = [c for c in hand.conflicts if c["kind"] == "unsure_read"]
+    assert cue["seat"] == "E" and cue["cards"] == ["6D"] and "2D" in cue["detail"]
+
+
+def test_the_bidding_the_referee_enters_replaces_the_cameras() -> None:
+    hand = fold([*BIDDING, *TRICK])
+    entered = [{"seat": "S", "action": "declare", "cards": ["2S"]}]
+    hand.contract["before_play"] = entered
+    assert hand.record()["before_play"] == entered
+    scored = hand.scored()
+    assert scored is not None
+    assert not any(i.kind == "false_declaration" for i in scored.report.infractions)

@@ -484,6 +484,7 @@ def test_end_to_end_real_detector_on_rendered_footage(
 
     record, _ = simulate_hand("XX", 11)
     record["tricks"] = record["tricks"][:3]
+    record.pop("before_play")  # the plays only: replay-eval --kinds measures the draw phase
     out = tmp_path / "clip"
     render_hand(record, out, fps=10, size=(1280, 960), time_scale=4.0, seed=11)
     assert main(["replay", str(out), "--score", "--json"]) == 0
@@ -542,9 +543,10 @@ def test_wiring_reports_a_takeback_and_a_card_lying_outside_the_zones() -> None:
     assert found == [("exposed_card", "N", 1), ("takeback", "E", 1)]
 
 
-def test_zone_reads_keep_a_card_lying_in_no_zone_apart_and_report_it_exposed() -> None:
+def test_zone_reads_keep_a_card_lying_in_no_zone_apart_and_report_it_shown() -> None:
     """A white square (a card, for the square detector) between W's edge and its play area,
-    inside W's reading rectangle: never a play of W, reported as W's exposed card."""
+    inside W's reading rectangle: never a play of W, reported as shown by W — a declaration,
+    since no play has landed yet (after one it is an exposed card, as the wiring tests show)."""
     config = top_down_config(SIZE)
     zones = Zones.from_config(config.table, config.zones)
     det, _ = square_detector(native=True, names_by_side={30: "9H"})
@@ -561,7 +563,45 @@ def test_zone_reads_keep_a_card_lying_in_no_zone_apart_and_report_it_exposed() -
                   round((x - half) * k) : round((x + half) * k)] = 255  # fmt: skip
         pipe.process(Frame(image, t, i, "test"))
     pipe.finish()
-    assert [e["type"] for e in pipe.events] == ["exposed_card"]
+    assert [e["type"] for e in pipe.events] == ["declaration"]
     (event,) = pipe.events
-    assert (event["card"], event["seat"]) == ("9H", "W")
-    assert event["where"] == pytest.approx(list(where), abs=0.5)
+    assert (event["cards"], event["seat"]) == (["9H"], "W")
+    assert 1.0 <= event["t"] <= 1.5
+
+
+def test_wiring_reports_cards_shown_before_the_first_play_as_declarations() -> None:
+    """FAKE detector: in the draw phase N shows a pair of 5H (the level card: a declaration)
+    and W a 6D (a false one) between their edges and their play areas; after the first play
+    a card lying there is an exposed card again. The audit raises the false declaration."""
+    config = top_down_config(SIZE)
+    zones = Zones.from_config(config.table, config.zones)
+    centre = {s: tuple(np.mean(zones.seats[s], axis=0)) for s in "NESW"}
+    fake = FakeDetector()
+    pipe = TablePipeline(config, fake, contract=CONTRACT, decision_fps=4.0)
+    x0, y0 = pipe.reading_region_cm[:2]
+    image = np.full((SIZE, SIZE, 3), 90, np.uint8)
+    shown = [
+        (1.0, 5.0, "5H", (45.0, 8.4)),  # a pair 20 cm apart, as the renderer lays it
+        (1.0, 5.0, "5H", (65.0, 8.4)),
+        (6.0, 10.0, "6D", (8.4, 45.0)),
+        (17.0, 21.0, "9H", (55.0, 8.4)),
+    ]
+    assert all(zones.seat_of(where) is None for *_, where in shown)
+    script = [(12.0, "N", "AS"), (13.0, "E", "KS"), (14.0, "S", "QS"), (15.0, "W", "JS")]
+    for i in range(230):  # 23 s at 10 fps
+        t = i / 10
+        seen = [(c, centre[s]) for t0, s, c in script if t >= t0]
+        seen += [(c, where) for t0, t1, c, where in shown if t0 <= t < t1]
+        fake.cards = [(c, (x - x0, y - y0)) for c, (x, y) in seen]
+        pipe.process(Frame(image, t, i, "test"))
+    pipe.finish()
+    declarations = [(e["seat"], e["cards"]) for e in pipe.events if e["type"] == "declaration"]
+    assert declarations == [("N", ["5H", "5H"]), ("W", ["6D"])]
+    assert [e["card"] for e in pipe.events if e["type"] == "exposed_card"] == ["9H"]
+    steps = pipe.record["before_play"]
+    assert [(s["seat"], s["action"], s["cards"]) for s in steps] == [
+        ("N", "declare", ["5H", "5H"]),
+        ("W", "declare", ["6D"]),
+    ]
+    found = [(i.kind, i.seat, i.trick) for i in pipe.audit().infractions]
+    assert found == [("false_declaration", "W", None), ("exposed_card", "N", 1)]

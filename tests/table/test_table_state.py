@@ -453,3 +453,23 @@ def test_the_cameras_takeback_and_exposed_card_reach_the_live_hand_and_the_conso
     assert [e["cards"] for e in record["exposed"]] == [["9H"]]
     kinds = {i["kind"] for i in live.referee_json(NOW)["infractions"]}
     assert {"takeback", "exposed_card"} <= kinds
+
+
+def test_the_cameras_declaration_reaches_the_live_hands_bidding_and_the_console(
+    tmp_path: Path,
+) -> None:
+    rec = hand(inject=())
+    rec.pop("before_play")  # the referee has not entered the bidding: the camera's is the one
+    live = table(tmp_path, rec, upto=2)
+    card = "3D" if "3" not in rec["levels"].values() else "4D"  # no level card: cannot declare
+    live.store.append("declaration", {"seat": "E", "cards": [card],
+                      "t": EPOCH + 0.5, "unsure": {card: 0.5}}, "camera")  # fmt: skip
+    with live.locked() as st:
+        record = st.hand.record()
+    assert record["before_play"] == [
+        {"seat": "E", "action": "declare", "cards": [card], "t": EPOCH + 0.5, "unsure": [card]}
+    ]
+    console = live.referee_json(NOW)
+    false = [i for i in console["infractions"] if i["kind"] == "false_declaration"]
+    assert [i["seat"] for i in false] == ["E"] and false[0]["unsure_reads"]
+    assert any(c["kind"] == "unsure_read" and c["seat"] == "E" for c in console["conflicts"])

@@ -33,8 +33,10 @@ SCALE = 4.0
 
 
 def excerpt(tricks: int = 3) -> dict[str, Any]:
+    """The first tricks of a simulated hand, without its draw phase (played first when kept)."""
     record, _ = simulate_hand("XX", seed=3)
     record["tricks"] = record["tricks"][:tricks]
+    record.pop("before_play", None)
     return record
 
 
@@ -275,6 +277,62 @@ def test_the_ground_truth_of_a_takeback_and_an_exposed_card_audits_as_planted() 
 
     for kind in ("takeback", "exposed_card"):
         record, injected = simulate_hand("XX", seed=11, inject=[kind])
+        tl = build_timeline(record, np.random.default_rng(1), fps=10)
+        feed = GameFeed(record["rules"], record["levels"], record["declarer"], record["trump"])
+        feed.apply_all(tl.truth(int(tl.duration * 10) + 1, 10, str))
+        found = [(i.kind, i.seat, i.trick) for i in feed.audit().infractions]
+        assert [(i["kind"], i["seat"], i["trick"]) for i in injected] == found
+
+
+def test_the_draw_phase_is_played_before_the_first_trick_and_its_truth_written() -> None:
+    from vision.synth.render_plan import DECLARE_SHOW_S, KITTY_SIZE, build_timeline
+
+    record, _ = simulate_hand("XX", seed=30, inject=["illegal_chao"])
+    steps = record["before_play"]
+    shown = [s for s in steps if s["action"] in ("declare", "chao")]
+    assert any(s.get("face_down") for s in shown)
+    tl = build_timeline(record, np.random.default_rng(1), fps=10)
+    # Each declaration and 炒: its cards face up at the seat's edge, outside every zone, …
+    ups = [g for g in tl.groups if g.kind == "declaration"]
+    assert [(g.seat, [c.identity for c in g.cards]) for g in ups] == [
+        (s["seat"], s["cards"]) for s in shown
+    ]
+    for g in ups:
+        assert all(tl.zones.seat_of((c.x, c.y)) is None for c in g.cards)
+        assert not any(c.face_down for c in g.cards)
+        assert g.resting(g.t_land + DECLARE_SHOW_S - 0.1) and g.t_slide1 is not None
+        assert g.at(g.t_slide1) is None  # … for a few seconds, then picked up
+        # a face-down placement lay face down there until it was turned up
+        down = next(d for d in tl.groups if d.kind == "face_down" and d.t_slide1 == g.t_land)
+        assert all(c.face_down for c in down.cards) and down.t_land < g.t_land
+    # The kitty: face down in the centre from the start, taken, buried again (8 backs).
+    kitty = [g for g in tl.groups if g.kind == "face_down" and len(g.cards) == KITTY_SIZE]
+    assert kitty[0].t_land == 0.0
+    for g in kitty:
+        assert all(c.face_down and tl.zones.seat_of((c.x, c.y)) == "centre" for c in g.cards)
+    moves = [(seat, action) for _, seat, action, _ in tl.kitty_moves]
+    assert moves == [(s["seat"], s["action"]) for s in steps if s["action"] in ("take", "bury")]
+    first_play = min(g.t_land for g in tl.groups if g.kind == "play")
+    assert first_play > max(t for t, *_ in tl.kitty_moves)
+    assert first_play > max(g.t_slide1 or 0 for g in ups)
+    truth = tl.truth(int(tl.duration * 10) + 1, 10, str)
+    draw = [e for e in truth if e.type in ("declaration", "kitty_move")]
+    assert [e.type for e in draw] == [
+        "declaration" if s["action"] in ("declare", "chao") else "kitty_move"
+        for s in steps
+        if s["action"] != "pass"
+    ]
+    assert all(e.count == KITTY_SIZE for e in draw if e.type == "kitty_move")
+    for e, g in zip([e for e in draw if e.type == "declaration"], ups, strict=True):
+        assert e.t == pytest.approx(g.t_land, abs=0.1)
+
+
+def test_the_ground_truth_of_the_draw_phase_audits_as_planted() -> None:
+    from vision.game_feed import GameFeed
+    from vision.synth.render_plan import build_timeline
+
+    for kind in ("false_declaration", "illegal_chao"):
+        record, injected = simulate_hand("XX", seed=31, inject=[kind])
         tl = build_timeline(record, np.random.default_rng(1), fps=10)
         feed = GameFeed(record["rules"], record["levels"], record["declarer"], record["trump"])
         feed.apply_all(tl.truth(int(tl.duration * 10) + 1, 10, str))

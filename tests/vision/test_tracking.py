@@ -13,10 +13,12 @@ import numpy as np
 import pytest
 
 from vision.events import (
+    DeclarationEvent,
     Event,
     EventLog,
     ExposedCardEvent,
     KittyEvent,
+    KittyMoveEvent,
     PlayEvent,
     RecognitionConflictEvent,
     TakebackEvent,
@@ -787,3 +789,144 @@ def test_the_leaders_takeback_leaves_its_trick_open_for_the_card_it_leads_instea
         }
     ]
     assert [(i.kind, i.seat, i.trick) for i in feed.audit().infractions] == [("takeback", "S", 1)]
+
+
+# ----- the draw phase: declarations and 炒 -------------------------------------------------
+
+
+def show(
+    watcher: ExposedCardWatcher,
+    frames: Sequence[Sequence[tuple[str, tuple[float, float], float, str | None]]],
+    *,
+    draw_phase: bool = True,
+    start: float = 0.0,
+) -> list[ExposedCardEvent | DeclarationEvent]:
+    """Decision frames 4 a second, each with its reads outside the zones."""
+    out: list[ExposedCardEvent | DeclarationEvent] = []
+    for k, reads in enumerate(frames):
+        out += watcher.observe(start + k / 4, reads, f"f{k}", draw_phase=draw_phase)
+    return out
+
+
+PAIR_AT_W = [("6S", (8.4, 35.0), 0.97, None), ("6S", (8.4, 25.0), 0.96, None)]
+
+
+def test_in_the_draw_phase_a_pair_shown_at_a_seat_is_one_declaration() -> None:
+    watcher = ExposedCardWatcher(90, 90, unsure_below=0.8)
+    # the second card is read a frame after the first
+    frames = [PAIR_AT_W[:1], *[PAIR_AT_W] * 19]
+    (event,) = show(watcher, frames)
+    assert isinstance(event, DeclarationEvent)
+    assert (event.seat, event.cards, event.t, event.unsure) == ("W", ("6S", "6S"), 0.0, ())
+
+
+def test_a_declaration_read_unsurely_says_so_with_its_runner_up() -> None:
+    watcher = ExposedCardWatcher(90, 90, unsure_below=0.8)
+    (event,) = show(watcher, [[("2H", (45.0, 81.6), 0.5, "2D")]] * 16)
+    assert isinstance(event, DeclarationEvent)
+    assert (event.seat, event.cards) == ("S", ("2H",))
+    assert event.unsure == (("2H", 0.5),) and event.maybe == (("2H", "2D"),)
+
+
+def test_a_declared_pair_missed_for_a_frame_or_covered_by_a_hand_is_not_declared_again() -> None:
+    watcher = ExposedCardWatcher(90, 90)
+    frames = [*[PAIR_AT_W] * 12, [], [], [], *[PAIR_AT_W] * 12]
+    assert len(show(watcher, frames)) == 1
+
+
+def test_the_same_pair_shown_again_later_is_a_second_declaration() -> None:
+    watcher = ExposedCardWatcher(90, 90)
+    frames = [*[PAIR_AT_W] * 12, *[[]] * 12, *[PAIR_AT_W] * 12]
+    events = show(watcher, frames)
+    assert [(e.type, e.cards) for e in events] == [("declaration", ("6S", "6S"))] * 2
+
+
+def test_cards_shown_after_the_first_play_are_exposed_cards_not_declarations() -> None:
+    watcher = ExposedCardWatcher(90, 90)
+    events = show(watcher, [PAIR_AT_W] * 16, draw_phase=False)
+    assert [e.type for e in events] == ["exposed_card", "exposed_card"]
+
+
+def test_a_showing_still_gathering_when_the_first_play_lands_is_declared_then() -> None:
+    watcher = ExposedCardWatcher(90, 90)
+    events = show(watcher, [PAIR_AT_W] * 9)  # qualified at 2.0 s, joined until 2.6 s
+    assert events == []
+    (event,) = show(watcher, [PAIR_AT_W], draw_phase=False, start=2.25)
+    assert isinstance(event, DeclarationEvent) and event.cards == ("6S", "6S")
+
+
+def test_declaration_and_kitty_move_events_round_trip_through_json() -> None:
+    declaration = DeclarationEvent("W", ("6S", "6S"), 4.5, "f45", (("6S", 0.6),), (("6S", "6C"),))
+    move = KittyMoveEvent("E", "bury", 8, 12.0, "f120")
+    for event in (declaration, move):
+        assert event_from_json(event.to_json()) == event
+    assert "unsure" not in DeclarationEvent("W", ("6S",), 1.0).to_json()
+
+
+def bidding_feed() -> GameFeed:
+    """Level 2 for both sides, N the declarer with hearts trump."""
+    return GameFeed("XX", {"NS": "2", "EW": "2"}, "N", "H")
+
+
+def test_game_feed_lists_each_showing_as_a_declare_step_and_honest_bidding_audits_clean() -> None:
+    feed = bidding_feed()
+    feed.apply(DeclarationEvent("N", ("2S",), 3.0))
+    feed.apply(DeclarationEvent("W", ("2H", "2H"), 9.0))
+    assert feed.record["before_play"] == [
+        {"seat": "N", "action": "declare", "cards": ["2S"], "t": 3.0},
+        {"seat": "W", "action": "declare", "cards": ["2H", "2H"], "t": 9.0},
+    ]
+    assert not feed.audit().infractions
+
+
+def test_game_feed_a_showing_of_cards_that_cannot_declare_is_a_false_declaration() -> None:
+    feed = bidding_feed()
+    feed.apply(DeclarationEvent("N", ("2H",), 3.0))
+    feed.apply(DeclarationEvent("E", ("6D",), 5.0))
+    (infraction,) = feed.audit().infractions
+    assert (infraction.kind, infraction.seat, infraction.trick) == ("false_declaration", "E", None)
+    assert not infraction.to_check
+
+
+def test_game_feed_a_single_after_a_declaration_or_a_pair_shown_again_is_an_illegal_chao() -> None:
+    for later in (
+        [DeclarationEvent("W", ("2S",), 9.0)],
+        [
+            DeclarationEvent("W", ("2H", "2H"), 9.0),
+            DeclarationEvent("W", ("2H", "2H"), 20.0),
+        ],
+    ):
+        feed = bidding_feed()
+        feed.apply_all([DeclarationEvent("N", ("2H",), 3.0), *later])
+        found = [(i.kind, i.seat, i.trick, i.to_check) for i in feed.audit().infractions]
+        assert found == [("illegal_chao", "W", None, False)]
+
+
+def test_game_feed_a_declaration_read_in_doubt_is_a_question_not_an_infraction() -> None:
+    feed = bidding_feed()
+    feed.apply(DeclarationEvent("N", ("2H",), 3.0))
+    feed.apply(DeclarationEvent("E", ("6D",), 5.0, unsure=(("6D", 0.5),), maybe=(("6D", "2D"),)))
+    (step,) = feed.record["before_play"][1:]
+    assert step["unsure"] == ["6D"] and step["maybe"] == {"6D": "2D"}
+    (infraction,) = feed.audit().infractions
+    assert infraction.kind == "false_declaration" and infraction.to_check
+    assert [(r.card, r.maybe) for r in infraction.unsure_reads] == [("6D", "2D")]
+
+
+def test_game_feed_an_illegal_chao_resting_on_an_earlier_showing_read_in_doubt_is_a_question() -> (
+    None
+):
+    feed = bidding_feed()
+    feed.apply(DeclarationEvent("N", ("2H", "2H"), 3.0, unsure=(("2H", 0.5),)))
+    feed.apply(DeclarationEvent("W", ("2H", "2H"), 9.0))
+    (infraction,) = feed.audit().infractions
+    assert infraction.kind == "illegal_chao" and infraction.to_check
+
+
+def test_game_feed_a_joker_shown_alone_is_read_in_doubt_its_pair_maybe_unread() -> None:
+    feed = bidding_feed()
+    feed.apply(DeclarationEvent("N", ("2H",), 3.0))
+    feed.apply(DeclarationEvent("S", ("SJ",), 9.0))
+    assert feed.record["before_play"][1]["unsure"] == ["SJ"]
+    found = [(i.kind, i.seat, i.to_check) for i in feed.audit().infractions]
+    assert found == [("false_declaration", "S", True)]

@@ -92,11 +92,12 @@ def test_in_a_games_first_hand_the_bidding_makes_the_declarer_and_trump(tmp_path
         {"seat": "E", "action": "take"},
         {"seat": "E", "action": "bury", "count": 8},
     ]
-    assert post(c, "/api/referee/contract", token, {"before_play": bidding}).status_code == 200
+    first_hand = {"before_play": bidding, "dealer_by_rotation": None, "draw": None}
+    assert post(c, "/api/referee/contract", token, first_hand).status_code == 200
     hand_now = c.get("/api/state").get_json()["hand"]
     assert (hand_now["declarer"], hand_now["trump"]) == ("E", "S")
     assert "wrong_dealer" not in kinds(c) and "wrong_trump" not in kinds(c)
-    given = {"before_play": bidding, "declarer": "N"}  # the referee's own word stands
+    given = {**first_hand, "declarer": "N"}  # the referee's own word stands
     assert post(c, "/api/referee/contract", token, given).status_code == 200
     assert c.get("/api/state").get_json()["hand"]["declarer"] == "N"
     assert "wrong_dealer" in kinds(c)

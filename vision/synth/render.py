@@ -14,6 +14,11 @@ choreography and :mod:`vision.synth.render_scene` for the pixels) and writes, fo
   ``takebacks`` or ``exposed`` a ``takeback`` (the first frame in which the lifted cards are out
   of the seat's zone; their landing is a ``play`` before it) and an ``exposed_card`` (the
   first frame in which the card lies face up outside every zone, with its place in table cm);
+  for a record with ``before_play`` (the draw phase, played before the first trick) a
+  ``declaration`` for each declaration and 炒 (the first frame in which its cards lie face up
+  at the seat's edge) and a ``kitty_move`` for each take and bury (seat, ``take`` / ``bury``,
+  the number of cards; the first frame in which the kitty is off the table / in the centre
+  again);
 * ``OUT/record.json`` (the source record) and ``OUT/render.json`` (the parameters, the camera's
   homography image px → table cm that calibration should find, fps, size, design, seed, and each
   play's record and video time).

@@ -11,8 +11,19 @@ are shown too: a takeback's cards land in the seat's zone where its play would h
 :data:`TAKEBACK_AWAY_S` after that. An exposed card lands face up, turned sideways, in the strip
 between the seat's edge and its play area (:data:`EXPOSED_DEPTH_CM` in, to the player's left),
 :data:`EXPOSED_AFTER_S` after the seat's play in that trick, lies :data:`EXPOSED_SHOW_S`, and is
-picked up again. :class:`Timeline` answers "what is on the table at time
-``t``" and builds the ground-truth events a perfect tracker would emit on a given frame grid.
+picked up again. A record's ``before_play`` (the draw phase) is played before the first
+trick (:func:`build_timeline`'s draw phase): the kitty lies face down in the centre from the
+start; each declaration and 炒 is laid at the declaring seat's edge where an exposed card would
+lie (centred on the edge, its cards :data:`DECLARED_APART_CM` apart), face up for
+:data:`DECLARE_SHOW_S` and picked up again (a face-down placement lies face down first and is
+turned up: after its ``revealed_t`` less its ``t``, between :data:`FACE_DOWN_MIN_S` and
+:data:`FACE_DOWN_MAX_S` of video, else :data:`FACE_DOWN_MIN_S`);
+a ``take`` carries the face-down kitty from the centre off the table at the taker's edge, a
+``bury`` lays ``count`` backs (the cards' number only) in the centre again. The steps follow one
+another :data:`DRAW_STEP_GAP_S` apart, whatever their record times (the draw's own pace is not
+on trial); the first play lands after the last. :class:`Timeline` answers "what is on the
+table at time ``t``" and builds the ground-truth events a perfect tracker would emit on a given
+frame grid.
 
 Times. A play with record time ``t`` lands at ``lead_in + (t - t0) / time_scale`` seconds of
 video (``t0`` the first play's time; a play without a time comes :data:`DEFAULT_GAP_S` record
@@ -28,14 +39,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
 from vision.events import (
+    DeclarationEvent,
     ExposedCardEvent,
     KittyEvent,
+    KittyMoveEvent,
     PlayEvent,
     TakebackEvent,
     TrickClearedEvent,
@@ -65,6 +78,15 @@ EXPOSED_AFTER_S = 0.6  # the seat's play in the trick → its exposed card lands
 EXPOSED_SHOW_S = 4.0  # an exposed card lies face up this long
 EXPOSED_DEPTH_CM = 8.4  # … this far in from the seat's edge (its zone starts at 10)
 EXPOSED_LEFT_CM = 10.0  # … and this far to the player's left
+DECLARE_SHOW_S = 3.0  # a declaration's cards lie face up this long (past EXPOSED_HOLD_S)
+FACE_DOWN_MIN_S = 1.2  # a face-down declaration lies face down at least this long …
+FACE_DOWN_MAX_S = 4.0  # … and at most this long before it is turned up
+DRAW_STEP_GAP_S = 0.8  # between two steps of the draw phase
+DECLARED_APART_CM = 18.0  # a pair's cards this far apart: never read as one card's two corners
+DECLARED_TURN_DEG = 90.0  # declared cards lie sideways, as exposed cards do
+KITTY_CARRY_S = 0.6  # the kitty carried off the table when it is taken
+KITTY_SIZE = 8  # backs buried when a bury gives no count
+BACK = "back"  # the identity of a face-down card whose face the footage never shows
 PILE_IN_CM = 4.5  # a won-trick pile's centre, in from the winner's edge
 PILE_RIGHT_CM = 18.0  # … and to the winner's right
 
@@ -94,12 +116,14 @@ def _ease(f: float) -> float:
 
 @dataclass(frozen=True)
 class Placement:
-    """One card face up on the table: identity, centre (cm) and rotation (degrees)."""
+    """One card on the table: identity, centre (cm), rotation (degrees), face up unless
+    ``face_down``."""
 
     identity: str
     x: float
     y: float
     angle: float
+    face_down: bool = False
 
 
 @dataclass(frozen=True)
@@ -138,7 +162,9 @@ class Group:
     and are gone after it.
     """
 
-    kind: str  # "play", "kitty", "takeback" (lifted back: slides off) or "exposed"
+    kind: str  # "play", "kitty", "takeback" (lifted back: slides off), "exposed",
+    # "declaration" (face up at the edge before play), "face_down" (a declaration or the
+    # kitty lying face down: never read)
     seat: str
     cards: tuple[Placement, ...]
     reach: HandMove
@@ -172,16 +198,13 @@ class Group:
             if hold is None or now is None:
                 return None
             dx, dy = now[0] - hold[0], now[1] - hold[1]
-            return tuple(Placement(c.identity, c.x + dx, c.y + dy, c.angle) for c in self.cards)
+            return tuple(replace(c, x=c.x + dx, y=c.y + dy) for c in self.cards)
         if self.t_slide0 is None or t < self.t_slide0:
             return self.cards
         assert self.t_slide1 is not None and self.gather is not None
         f = _ease((t - self.t_slide0) / max(1e-6, self.t_slide1 - self.t_slide0))
         gx, gy = self.gather
-        return tuple(
-            Placement(c.identity, c.x + (gx - c.x) * f, c.y + (gy - c.y) * f, c.angle)
-            for c in self.cards
-        )
+        return tuple(replace(c, x=c.x + (gx - c.x) * f, y=c.y + (gy - c.y) * f) for c in self.cards)
 
 
 @dataclass
@@ -193,6 +216,8 @@ class Timeline:
     groups: list[Group] = field(default_factory=list)
     hands: list[HandMove] = field(default_factory=list)
     sweeps: list[tuple[float, str]] = field(default_factory=list)  # (t_slide1, pile owner)
+    kitty_moves: list[tuple[float, str, str, int]] = field(default_factory=list)
+    """The draw phase's kitty moves: (video time done, seat, "take" or "bury", cards)."""
     duration: float = 0.0
 
     def piles(self, t: float) -> dict[str, int]:
@@ -238,7 +263,10 @@ class Timeline:
         has its centre in the seat's zone; ``trick_cleared``: the first frame after the sweep
         began in which no card of the trick has its centre in a seat zone; ``kitty``: the first
         frame at or after the kitty lands; ``exposed_card``: the first frame at or after an
-        exposed card lands. ``t_stable`` is left to the caller (a perfect tracker has none: it
+        exposed card lands; ``declaration``: the first frame at or after a declaration's cards
+        lie face up (turned up, for a face-down one); ``kitty_move``: the first frame at or after
+        the kitty has left the table (take) or lies in the centre again (bury). ``t_stable``
+        is left to the caller (a perfect tracker has none: it
         is a property of the real one's settling).
         """
 
@@ -252,7 +280,11 @@ class Timeline:
             if i >= n_frames:
                 continue
             cards = tuple(c.identity for c in g.cards)
-            if g.kind == "kitty":
+            if g.kind == "face_down":
+                continue  # nothing a camera reads
+            if g.kind == "declaration":
+                events.append((i / fps, 1, DeclarationEvent(g.seat, cards, i / fps, name(i))))
+            elif g.kind == "kitty":
                 events.append((i / fps, 1, KittyEvent(cards, i / fps, name(i))))
             elif g.kind == "exposed":
                 seat, t = g.seat, i / fps
@@ -271,6 +303,10 @@ class Timeline:
                 events.append((i / fps, 0, PlayEvent(g.seat, cards, i / fps, i / fps, name(i))))
                 if g.trick is not None:
                     by_trick.setdefault(g.trick, []).append(g)
+        for t, seat, action, count in self.kitty_moves:
+            i = frame_at(t)
+            if i < n_frames:
+                events.append((i / fps, 1, KittyMoveEvent(seat, action, count, i / fps, name(i))))
         for plays in by_trick.values():
             t0 = plays[-1].t_slide0
             if t0 is None:
@@ -283,7 +319,15 @@ class Timeline:
         return [e for _, _, e in events]
 
 
-TruthEvent = PlayEvent | TrickClearedEvent | KittyEvent | TakebackEvent | ExposedCardEvent
+TruthEvent = (
+    PlayEvent
+    | TrickClearedEvent
+    | KittyEvent
+    | TakebackEvent
+    | ExposedCardEvent
+    | DeclarationEvent
+    | KittyMoveEvent
+)
 
 
 def _incidents(record: Mapping[str, Any], name: str) -> dict[tuple[int, str], list[str]]:
@@ -396,6 +440,119 @@ def build_timeline(
         g.sweeper = g.seat
         return t1
 
+    def edge_spots(seat: str, n: int) -> list[Point]:
+        """Where ``n`` exposed cards lie: between the edge and the play area, to the left."""
+        return [
+            edge_point(geometry, seat, EXPOSED_DEPTH_CM, -EXPOSED_LEFT_CM - 10.0 * i)
+            for i in range(n)
+        ]
+
+    def declared_spots(seat: str, n: int) -> list[Point]:
+        """Where a declaration's ``n`` cards lie: as exposed cards do, centred on the edge."""
+        return [
+            edge_point(geometry, seat, EXPOSED_DEPTH_CM, (i - (n - 1) / 2) * DECLARED_APART_CM)
+            for i in range(n)
+        ]
+
+    def carried(seat: str, where: Point, t_land: float, reach: float) -> HandMove:
+        """The seat's hand bringing something to ``where`` at ``t_land`` and withdrawing."""
+        hold, off = hold_for(seat, where)
+        move = HandMove(
+            seat, ((t_land - reach, *off), (t_land, *hold), (t_land + WITHDRAW_S, *off))
+        )
+        tl.hands.append(move)
+        return move
+
+    def backs(seat: str, n: int) -> tuple[Placement, ...]:
+        """``n`` face-down kitty cards in a loose stack in the centre."""
+        cx, cy = geometry.width_cm / 2, geometry.height_cm / 2
+        base = facing_angle(seat) + 90.0
+        return tuple(
+            Placement(BACK, cx + rng.normal(0, 0.4), cy + rng.normal(0, 0.4), base, True)
+            for _ in range(n)
+        )
+
+    def declaration(step: Mapping[str, Any], t: float) -> float:
+        """A declaration or 炒 shown from ``t``; returns when its cards are off the table."""
+        seat, shown = str(step["seat"]), [str(c) for c in step.get("cards") or ()]
+        reach = float(rng.uniform(*REACH_S))
+        angle = facing_angle(seat) + DECLARED_TURN_DEG
+        spots = declared_spots(seat, len(shown))
+        up = tuple(
+            Placement(c, x, y, angle + float(rng.normal(0, 2)))
+            for c, (x, y) in zip(shown, spots, strict=True)
+        )
+        t_land = t + reach
+        move = carried(seat, spots[0], t_land, reach)
+        if step.get("face_down"):
+            down = Group(
+                "face_down", seat, tuple(replace(c, face_down=True) for c in up), move, t_land
+            )
+            wait = FACE_DOWN_MIN_S
+            if step.get("revealed_t") is not None and step.get("t") is not None:
+                wait = float(step["revealed_t"]) - float(step["t"])
+            t_up = t_land + min(FACE_DOWN_MAX_S, max(FACE_DOWN_MIN_S, wait / time_scale))
+            down.t_slide0 = down.t_slide1 = t_up  # turned over: the face-up cards replace them
+            tl.groups.append(down)
+            carried(seat, spots[0], t_up, reach)  # the hand that turns them
+            hold, _ = hold_for(seat, spots[0])
+            move = HandMove(seat, ((t_up, *hold), (t_up, *hold)))
+            t_land = t_up
+        shown_up = Group("declaration", seat, up, move, t_land, None, -1, step.get("t"))
+        tl.groups.append(shown_up)
+        return lift(shown_up, t_land + DECLARE_SHOW_S, reach)
+
+    def draw_phase(steps: Sequence[Mapping[str, Any]], start: float) -> float:
+        """The draw phase from ``start``; returns when it is over."""
+        dealer = str(record.get("declarer", "S"))
+        still = HandMove(dealer, ((0.0, 0.0, 0.0), (0.0, 0.0, 0.0)))
+        kitty = Group("face_down", dealer, backs(dealer, KITTY_SIZE), still, 0.0)
+        tl.groups.append(kitty)
+        lying: Group | None = kitty
+        t = start
+        for step in steps:
+            seat, action = str(step["seat"]), str(step.get("action"))
+            if action in ("declare", "chao") and step.get("cards"):
+                t = declaration(step, t) + DRAW_STEP_GAP_S
+            elif action == "take" and lying is not None:
+                reach = float(rng.uniform(*REACH_S))
+                hold, off = hold_for(seat, (lying.cards[0].x, lying.cards[0].y))
+                lying.t_slide0 = t + reach
+                lying.t_slide1 = lying.t_slide0 + KITTY_CARRY_S
+                lying.gather, lying.sweeper = edge_point(geometry, seat, -12.0, 0.0), seat
+                end = lying.t_slide1 + WITHDRAW_S
+                tl.hands.append(
+                    HandMove(
+                        seat,
+                        (
+                            (t, *off),
+                            (lying.t_slide0, *hold),
+                            (lying.t_slide1, *lying.gather),
+                            (end, *off),
+                        ),
+                    )
+                )
+                tl.kitty_moves.append((lying.t_slide1, seat, "take", len(lying.cards)))
+                lying = None
+                t = end + DRAW_STEP_GAP_S
+            elif action == "bury":
+                count = step.get("count")
+                n = int(count) if count is not None else len(step.get("cards") or ()) or KITTY_SIZE
+                reach = float(rng.uniform(*REACH_S))
+                cards = backs(seat, n)
+                t_land = t + reach
+                move = carried(seat, (cards[0].x, cards[0].y), t_land, reach)
+                lying = Group("face_down", seat, cards, move, t_land)
+                tl.groups.append(lying)
+                tl.kitty_moves.append((t_land, seat, "bury", n))
+                t = t_land + WITHDRAW_S + DRAW_STEP_GAP_S
+        return t
+
+    draw_steps = [s for s in record.get("before_play") or () if isinstance(s, Mapping)]
+    lead_in = draw_phase(draw_steps, LEAD_IN_S) if draw_steps else LEAD_IN_S
+    buried = next(
+        (g for g in reversed(tl.groups) if g.kind == "face_down" and g.t_slide1 is None), None
+    )
     taken_back = _incidents(record, "takebacks")
     exposed = _incidents(record, "exposed")
     k = 0
@@ -409,7 +566,7 @@ def build_timeline(
             reach = float(rng.uniform(*REACH_S))
             t_rec = times[k]
             if prev_video is None or prev_record is None:
-                t_land = LEAD_IN_S + reach
+                t_land = lead_in + reach
             else:
                 gap = (t_rec - prev_record) / time_scale
                 after_trick = j == 0 and ti > 0 and len(tricks[ti - 1]) >= 4
@@ -448,10 +605,7 @@ def build_timeline(
             if shown_out:
                 # A card shown out of play: face up, sideways, between the edge and the zone.
                 t_out = t_land + EXPOSED_AFTER_S + reach
-                spots = [
-                    edge_point(geometry, seat, EXPOSED_DEPTH_CM, -EXPOSED_LEFT_CM - 10.0 * n)
-                    for n in range(len(shown_out))
-                ]
+                spots = edge_spots(seat, len(shown_out))
                 angle = facing_angle(seat) + 90.0
                 out = tuple(
                     Placement(c, x, y, angle + float(rng.normal(0, 2)))
@@ -469,7 +623,7 @@ def build_timeline(
             k += 1
         trick_groups.append(groups)
 
-    end = prev_video if prev_video is not None else LEAD_IN_S
+    end = prev_video if prev_video is not None else lead_in
     for g in tl.groups:  # an exposed card picked up after the last play
         if g.t_slide1 is not None:
             end = max(end, g.t_slide1)
@@ -521,6 +675,8 @@ def build_timeline(
             seat, ((t_land - reach, *off), (t_land, *hold), (t_land + WITHDRAW_S, *off))
         )
         g = Group("kitty", seat, cards, move, t_land, None, -1)
+        if buried is not None:  # the buried kitty is turned up: its backs give way to it
+            buried.t_slide0 = buried.t_slide1 = t_land
         t_sweep = t_land + KITTY_SHOW_S
         g.t_slide0 = t_sweep + SWEEP_REACH_S
         g.t_slide1 = g.t_slide0 + SLIDE_S

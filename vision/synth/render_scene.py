@@ -265,9 +265,9 @@ def draw_card(img: np.ndarray, face: np.ndarray, hom: np.ndarray, shadow: float 
 
 
 def draw_cards(img: np.ndarray, camera: Camera, deck: Deck, cards: Iterable[Placement]) -> None:
-    """Draw face-up cards in order (later ones on top)."""
+    """Draw cards in order (later ones on top), a face-down one's back."""
     for c in cards:
-        face = deck.face(c.identity)
+        face = deck.back if c.face_down else deck.face(c.identity)
         draw_card(img, face, card_homography(camera, face, c.x, c.y, c.angle))
 
 

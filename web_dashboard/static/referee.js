@@ -320,7 +320,12 @@ function infractionItem(inf, isOpen, notes) {
   if (inf.unsure_reads && inf.unsure_reads.length) {
     const reads = inf.unsure_reads
       .map((r) => {
-        const where = r.trick ? [seatName(r.seat), t("inf.trick", { n: r.trick })] : [t("inf.kitty")];
+        const where =
+          r.trick > 0
+            ? [seatName(r.seat), t("inf.trick", { n: r.trick })]
+            : r.trick < 0 // the draw phase: corrected in the 牌前 editor
+              ? [seatName(r.seat), t("inf.beforePlay")]
+              : [t("inf.kitty")];
         if (r.maybe) where.push(t("ref.maybe", { card: r.maybe }));
         return `${r.card ?? t("ref.unread")} (${where.join(" · ")})`;
       })
@@ -331,6 +336,7 @@ function infractionItem(inf, isOpen, notes) {
     item.appendChild(check);
     if (isOpen) {
       for (const r of inf.unsure_reads) {
+        if (r.trick < 0) continue;
         if (!r.trick) {  // a kitty card: the kitty form, filled with the runner-up's reading
           item.appendChild(fillButton("kitty-cards", r.fix || r.play, t("ref.enterKitty")));
           continue;
