@@ -136,10 +136,9 @@ def _maybe_of(data: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
 
 
 @dataclass(frozen=True)
-class TakebackEvent:
-    """悔牌: ``cards`` of ``seat``'s play left its zone at ``t`` while the trick was still on
-    the table (not swept). ``unsure`` and ``maybe`` as a play's; the game feed adds the doubt
-    the play was read with (JSON only when present)."""
+class _SeatCardsEvent:
+    """Cards of one seat seen at ``t``, with the doubt they were read with (JSON only when
+    present); ``type`` names the kind."""
 
     seat: str
     cards: tuple[str, ...]
@@ -148,7 +147,7 @@ class TakebackEvent:
     unsure: tuple[tuple[str, float], ...] = ()
     maybe: tuple[tuple[str, str], ...] = ()
 
-    type: ClassVar[str] = "takeback"
+    type: ClassVar[str] = ""
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -159,6 +158,15 @@ class TakebackEvent:
             "frame": self.frame,
         }
         return _doubt_json(out, self.unsure, self.maybe)
+
+
+@dataclass(frozen=True)
+class TakebackEvent(_SeatCardsEvent):
+    """悔牌: ``cards`` of ``seat``'s play left its zone at ``t`` while the trick was still on
+    the table (not swept). ``unsure`` and ``maybe`` as a play's; the game feed adds the doubt
+    the play was read with (JSON only when present)."""
+
+    type: ClassVar[str] = "takeback"
 
 
 @dataclass(frozen=True)
@@ -194,7 +202,7 @@ class ExposedCardEvent:
 
 
 @dataclass(frozen=True)
-class DeclarationEvent:
+class DeclarationEvent(_SeatCardsEvent):
     """Cards shown face up together at ``seat``'s edge, outside every zone, before the hand's
     first play (the draw phase): a declaration (叫主) or a 炒, read at ``t`` (when they lay face
     up, still, long enough to read: a face-down placement is read when turned up). The camera
@@ -202,24 +210,7 @@ class DeclarationEvent:
     ``declare`` step of ``before_play``. ``unsure`` and ``maybe`` as a play's (JSON only when
     present)."""
 
-    seat: str
-    cards: tuple[str, ...]
-    t: float
-    frame: str = ""
-    unsure: tuple[tuple[str, float], ...] = ()
-    maybe: tuple[tuple[str, str], ...] = ()
-
     type: ClassVar[str] = "declaration"
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "type": self.type,
-            "seat": self.seat,
-            "cards": list(self.cards),
-            "t": self.t,
-            "frame": self.frame,
-        }
-        return _doubt_json(out, self.unsure, self.maybe)
 
 
 @dataclass(frozen=True)
