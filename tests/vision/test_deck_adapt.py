@@ -370,7 +370,8 @@ def test_enrolment_end_to_end_photograph_capture_adapt_and_replay_a_hand_in_the_
     tiny: dict[str, Any] = {"scenes": 6, "val_scenes": 2, "crop_sizes": (160,), "stills": 4}
     result = adapt_deck(deck, 0.05, still_size=160, batch=32, say=lambda _: None, **tiny)
     capsys.readouterr()
-    replay = ["replay-eval", "--hands", "1", "--max-seconds", "4", "--size", "640x360"]
+    # The footage opens with the draw phase (declarations, the kitty): 30 s reach the first plays.
+    replay = ["replay-eval", "--hands", "1", "--max-seconds", "30", "--size", "640x360"]
     replay += ["--out", str(tmp_path / "hands"), "--json", "--deck", str(deck)]
     assert main(replay) == 0
     said = capsys.readouterr()
