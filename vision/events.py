@@ -60,11 +60,7 @@ class PlayEvent:
             "t_stable": self.t_stable,
             "frames": {"landed": self.frame_landed, "stable": self.frame_stable},
         }
-        if self.unsure:
-            out["unsure"] = dict(self.unsure)
-        if self.maybe:
-            out["maybe"] = dict(self.maybe)
-        return out
+        return _doubt_json(out, self.unsure, self.maybe)
 
 
 @dataclass(frozen=True)
