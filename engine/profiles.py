@@ -216,7 +216,9 @@ KNOB_DOCS: dict[str, str] = {
     "shutout_rule": "Defenders at 0 (大光): 'formula' (+8 by the 10-a-level formula), 'to_A' "
     "(declarer jumps to A, A/HF), 'plus_levels' (declarer + shutout_levels, B).",
     "shutout_levels": "Levels for 大光 with shutout_rule='plus_levels'.",
-    "shutout_first_hand_wins": "大光 in the first hand of a game wins the game (HF 2.3).",
+    "shutout_first_hand_wins": "大光 played in the first hand of a game wins the game (HF 2.3). "
+    "Reading: a hand a false declaration ended is not played (HF 「本盤牌不打，按2.4條規定跳級」 "
+    "004 L48): the offended side jumps as 2.4 says, and a 0 there wins no game.",
     "first_hand_turnover_with_kitty_wins": "In the first hand, defenders with ≥ turnover on the "
     "table who also win the kitty (摳底) win the game (HF 2.3).",
     "big_win_points": "Defender total at which they jump to A (HF 跳級, 200); None: no jump.",

@@ -388,6 +388,7 @@ def settle_hand(
     declarer_points: int | None = None,
     declaration_side: str | None = None,
     forfeited_by: str | None = None,
+    played: bool = True,
 ) -> HandOutcome:
     """Settle one hand (VARIANTS.md §9).
 
@@ -399,6 +400,8 @@ def settle_hand(
     declaring side took: its tricks, the kitty if it won the last one) and ``declaration_side``
     (the side that showed a joker tractor or 紅五星 pair to declare) drive ``declaration_jump``;
     ``forfeited_by`` is a side that loses the game by an infraction (判負: HF 004 L44).
+    ``played`` is False for a hand a false declaration ended before its play counted: it jumps
+    as a 大光 or a big win would, but wins no game in a first hand.
 
     The steps, each with its source:
 
@@ -498,8 +501,10 @@ def settle_hand(
             steps=tuple(lines),
         )
 
-    # 2. HF first-hand rules: 「首局主叫方打大光或防守方檯面抓80分及以上並摳底判勝」 004 L11
-    if first_hand and profile.shutout_first_hand_wins and shutout:
+    # 2. HF first-hand rules: 「首局主叫方打大光或防守方檯面抓80分及以上並摳底判勝」 004 L11 —
+    # a 大光 played (打); a hand a false declaration ended is 「本盤牌不打，按2.4條規定跳級」
+    # 004 L48: 2.4's jump, not 2.3's win
+    if first_hand and played and profile.shutout_first_hand_wins and shutout:
         winner = decl_side
         keeps = True
         lines.append({"kind": "first_hand_shutout"})

@@ -57,6 +57,7 @@ def ended_result(
         penalties_to_defenders=penalties_to_defenders,
         first_hand=record.first_hand,
         must_play_done=record.must_play_done,
+        played=False,
     )
 
 

@@ -398,6 +398,18 @@ def test_hf_a_false_declaration_is_not_played_and_the_other_side_jumps(offender:
     assert any(step["kind"] == "jump" for step in result.steps)
 
 
+def test_hf_a_first_hand_ended_by_a_false_declaration_jumps_and_wins_no_game() -> None:
+    # 「首局主叫方打大光…判勝」 004 L11 is a 大光 played; 「本盤牌不打，按2.4條規定跳級」 004 L48
+    # sends a hand a false declaration ended to 2.4's jump, not to 2.3's win
+    h = Hand("HF")
+    h.record["levels"] = {"NS": "4", "EW": "4"}  # 3C is no level card; below J a 跳級 goes to A
+    report = h.audit([declare(h.x, "3C")], tricks=[], first_hand=True)
+    result = report.result
+    assert result is not None and result.game_winner is None
+    assert result.levels_after[side_of(h.d)] == "A"
+    assert not any(step["kind"] == "first_hand_shutout" for step in result.steps)
+
+
 # ----- the kitty -------------------------------------------------------------------------------
 
 
