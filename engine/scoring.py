@@ -434,10 +434,10 @@ def settle_hand(
 
     # Must-play levels played: the declarer side has just played the hand's level.
     done: dict[str, set[str]] = {s: set() for s in SIDES}
-    for s, played in (must_play_done or {}).items():
+    for s, levels_played in (must_play_done or {}).items():
         if s not in done:
             raise ScoringError(f"must_play_done has an unknown side {s!r}")
-        done[s].update(played)
+        done[s].update(levels_played)
     if hand_level in profile.must_play_levels:
         done[decl_side].add(hand_level)
 
