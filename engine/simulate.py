@@ -15,7 +15,13 @@ play timings and the record. What each plantable kind (:data:`INJECTABLE`) chang
 kind the truth then shows, is told in :mod:`engine.sim_faults`.
 
 A kind that cannot be planted in a deal is retried on a few fresh deals (derived
-deterministically from the seed); if it still cannot be, it is left out of the truth. A
+deterministically from the seed); if it still cannot be, it is left out of the truth. With
+``seen_by_camera`` (footage for ``chaodipi replay-eval``) a fault planted before play counts as
+planted only when the record as an overhead camera gives it (:func:`camera_record`: the cards
+shown, no kitty move, no pass) proves it: an illegal 炒 that only the kitty moves or the passes
+prove (out of turn, before the burial, after a no-bid flip) is redrawn on a fresh deal, so that
+the camera can see what was planted; when no deal gives one, the planted fault is kept in the
+truth (the score lists it as off camera). A
 ``kitty_size`` override that does not leave a multiple of 4 cards cannot be dealt evenly: the
 simulator then deals 25 a seat and a kitty of the rest, which the auditor rightly flags.
 """
@@ -27,11 +33,12 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from engine.audit import KINDS
+from engine.audit import KINDS, audit
 from engine.cards import SEATS
 from engine.preplay.bidding import PLANTABLE
+from engine.preplay.fields import DECLARING
 from engine.profiles import RuleProfile, get_profile
-from engine.record import FORMAT
+from engine.record import FORMAT, load_record
 from engine.sim_faults import FaultyPlayers
 
 INJECTABLE: tuple[str, ...] = (*KINDS, *PLANTABLE, "exposed_card", "takeback")
@@ -40,6 +47,20 @@ commits (a wrong trump, dealer or draw, or a redeal, are the record's or the ref
 matter and are not planted)."""
 
 _ATTEMPTS = 8
+CAMERA_KEYS: tuple[str, ...] = (
+    "format",
+    "rules",
+    "rule_overrides",
+    "levels",
+    "declarer",
+    "trump",
+    "tricks",
+    "kitty",
+    "takebacks",
+    "exposed",
+)
+"""What a record built from footage holds (:mod:`vision.game_feed`): the referee's contract,
+the tricks, the kitty shown at the end, takebacks and exposed cards; and ``before_play``."""
 
 
 def _times(sim: FaultyPlayers) -> tuple[float, float, list[list[float]]]:
@@ -174,6 +195,48 @@ def _expected(kind: str, profile: RuleProfile, with_times: bool, with_hands: boo
     return kind
 
 
+def camera_record(record: Mapping[str, Any]) -> dict[str, Any]:
+    """``record`` as the overhead camera gives it to the audit (:mod:`vision.game_feed`): the
+    contract, the tricks, the kitty and the incidents, and of the draw phase only the cards
+    each seat showed, every showing a face-up ``declare`` (the camera sees no kitty move, no
+    pass and no draw, so it cannot tell a 叫主 from a 炒)."""
+    out = {k: record[k] for k in CAMERA_KEYS if k in record}
+    shown = [
+        {"seat": e["seat"], "action": "declare", "cards": list(e["cards"])}
+        for e in record.get("before_play") or ()
+        if e.get("action") in DECLARING and e.get("cards")
+    ]
+    if shown:
+        out["before_play"] = shown
+    return out
+
+
+def off_camera(record: Mapping[str, Any], truth: Sequence[Mapping[str, Any]]) -> list[int]:
+    """The indexes of the planted faults before play (trick ``None``, kinds of
+    :data:`engine.preplay.bidding.PLANTABLE` or ``false_declaration``) that the audit of
+    :func:`camera_record` does not find."""
+    before = [
+        i
+        for i, t in enumerate(truth)
+        if t.get("trick") is None and (t["kind"] in PLANTABLE or t["kind"] == "false_declaration")
+    ]
+    if not before:
+        return []
+    seen = Counter(
+        (f.kind, f.seat)
+        for f in audit(load_record(camera_record(record))).infractions
+        if f.trick is None
+    )
+    out = []
+    for i in before:
+        key = (str(truth[i]["kind"]), str(truth[i]["seat"]))
+        if seen[key] > 0:
+            seen[key] -= 1
+        else:
+            out.append(i)
+    return out
+
+
 def simulate_hand(
     rules: str,
     seed: int,
@@ -182,13 +245,16 @@ def simulate_hand(
     overrides: Mapping[str, Any] | None = None,
     with_times: bool = True,
     with_hands: bool = False,
+    seen_by_camera: bool = False,
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """A simulated hand record (``chaodipi-hand/1``) and the truth of the planted infractions.
 
     ``inject`` names kinds from :data:`INJECTABLE`, each planted once in its own trick; the
     truth lists ``{"kind", "seat", "trick"}`` (trick 1-based, None for the kitty) for each that
     could be planted (see :mod:`engine.sim_faults` for what each kind changes, which kind
-    the auditor should report, and when one cannot be planted). Deterministic in ``seed``.
+    the auditor should report, and when one cannot be planted). ``seen_by_camera``: a fault
+    before play counts only when the camera's view of the record proves it (see the module
+    docstring). Deterministic in ``seed``.
     """
     unknown = [k for k in inject if k not in INJECTABLE]
     if unknown:
@@ -207,7 +273,8 @@ def simulate_hand(
     for attempt in range(_ATTEMPTS if kinds else 1):
         rng = random.Random(seed) if attempt == 0 else random.Random(f"{seed}/{attempt}")
         record, truth = _run_once(rules, rng, kinds, overrides, with_times, with_hands)
-        got = Counter(t["kind"] for t in truth)
+        unseen = set(off_camera(record, truth)) if seen_by_camera else set()
+        got = Counter(t["kind"] for i, t in enumerate(truth) if i not in unseen)
         n = sum((got & wanted).values())
         if n > best_n:
             best, best_n = (record, truth), n

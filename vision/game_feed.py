@@ -20,8 +20,9 @@ with the doubt it was read with. The camera sees no kitty move and no pass, so i
 (:mod:`engine.preplay.declarations`, a record listing no kitty moves) judges by its cards and
 the showings before it — cards that cannot declare (``false_declaration``), a single after a
 declaration, a pair shown again, a weaker overcall where ``chao_overcall`` is ``strength``
-(``illegal_chao``) — and the trump the last valid one names. A joker shown alone is taken as
-read in doubt (the other of a pair unread is likelier than a declaration the rules refuse).
+(``illegal_chao``) — and the trump the last valid one names. Jokers shown alone, each one
+copy, are recorded as their pairs read in doubt (the other of a pair unread is likelier than a
+declaration the rules refuse): what rests on them is a question for the referee.
 What rests on the kitty moves (a 炒 out of turn or before the burial, the re-burial times,
 the dealer by the declarations of a first hand when a 炒 followed) needs the referee's entry
 of the bidding, which replaces the camera's (:mod:`chaodipi.table.hand_fold`). The face is all
@@ -344,10 +345,12 @@ class GameFeed:
         }
         _note_doubt(step, ev)
         lone = [c for c in ev.cards if c in JOKERS and ev.cards.count(c) == 1]
-        if lone:
+        if lone and len(lone) == len(ev.cards):
             # A joker shown alone is more likely one of a pair whose other card went unread
             # (a joker's picture, not an index, is what the detector reads) than a declaration
-            # the rules refuse: what it proves is put to the referee.
+            # the rules refuse: it is recorded as that pair, in doubt, so the showings after
+            # it are judged against the likelier one and what it proves is put to the referee.
+            step["cards"] = [c for c in ev.cards for _ in range(2)]
             step["unsure"] = list(dict.fromkeys([*step.get("unsure", ()), *lone]))
         self._record.setdefault("before_play", []).append(step)
         return []

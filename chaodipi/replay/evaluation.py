@@ -26,8 +26,13 @@ seat shows in the draw phase, played before the first trick; the footage shows a
 rotation is :data:`DEFAULT_KINDS`). Every simulated hand carries its bidding (``before_play``),
 which the footage plays honestly when another kind is planted. An ``illegal_chao`` that only
 the kitty moves or the passes prove (a 炒 out of turn, before the burial) is never on camera:
-the camera sees the showings, not the kitty or a pass (:mod:`vision.game_feed`); the score
-lists it as off camera. Not testable: ``kitty_count``
+the camera sees the showings, not the kitty or a pass (:mod:`vision.game_feed`), so the hands
+are simulated with ``seen_by_camera`` (:func:`engine.simulate.simulate_hand`): a planted fault
+before play is one the camera's view proves (a single after a declaration, a pair shown again),
+redrawn on a fresh deal otherwise; one that no deal gives is listed as off camera (planted, not
+in the footage: counted neither found nor missed). A kept folder whose
+``original.record.json`` is not the hand simulated now (the planting changed) is rendered
+afresh. Not testable: ``kitty_count``
 — the tracker only accepts a shown kitty of exactly 8 cards (7 or 9 are never reported), the
 burying time is never on camera, and the planted hand has the declarer play nothing in the last
 trick, which the camera sees only as an incomplete trick.
@@ -240,9 +245,11 @@ def eval_hand(
         if fingerprint is None or stored.get("fingerprint") == fingerprint:
             return stored
     frames = folder / "frames"
-    if not (frames / "render.json").is_file():  # absent or cut short: render afresh
+    original, injected = simulate_hand(opts.rules, seed, [kind], seen_by_camera=True)
+    kept = folder / "original.record.json"
+    if not (frames / "render.json").is_file() or not _same_json(kept, original):
+        # absent, cut short, or footage of another planting: render afresh
         shutil.rmtree(folder, ignore_errors=True)
-        original, injected = simulate_hand(opts.rules, seed, [kind])
         record = compress_times(original, opts.speedup)
         folder.mkdir(parents=True)
         (folder / "original.record.json").write_text(json.dumps(original, indent=1), "utf-8")
@@ -298,6 +305,14 @@ def eval_hand(
     return out
 
 
+def _same_json(path: Path, value: Any) -> bool:
+    """Whether ``path`` holds ``value`` as JSON (False when it is missing or unreadable)."""
+    try:
+        return bool(json.loads(path.read_text(encoding="utf-8")) == json.loads(json.dumps(value)))
+    except (OSError, ValueError):
+        return False
+
+
 def aggregate(
     results: Sequence[Mapping[str, Any]], pi_slowdown: float = PI_SLOWDOWN
 ) -> dict[str, Any]:
@@ -307,10 +322,12 @@ def aggregate(
     exact = sum(r["score"]["plays"]["exact"] for r in results)
     errors: list[float] = []
     injected = found = false = missed = false_to_check = injected_to_check = asked_by_design = 0
+    off_camera = 0
     fixed_by_runner_up = false_after_runner_up = 0
     unsure = {"exact": 0, "wrong": 0}
     false_items: list[dict[str, Any]] = []
     missed_injected: list[dict[str, Any]] = []
+    off_camera_injected: list[dict[str, Any]] = []
     times = StageTimes()
     kitties_shown = kitties_right = kitties_to_enter = 0
     for r in results:
@@ -338,6 +355,9 @@ def aggregate(
         missed += len(inf["missed"])
         false_items += _false_items(r["seed"], inf)
         missed_injected += [{"seed": r["seed"], **k} for k in inf["injected_missed"]]
+        unseen = inf.get("injected_off_camera", ())
+        off_camera += len(unseen)
+        off_camera_injected += [{"seed": r["seed"], **k} for k in unseen]
         times.merge(StageTimes.from_json(r["timings"]))
         errors += _errors(r)
     budget = times.budget(slowdown=pi_slowdown)
@@ -346,12 +366,14 @@ def aggregate(
     checks = {
         "plays_exact": fraction is not None and fraction >= TARGETS["plays_fraction"],
         "median_landing_error": median is not None and median <= TARGETS["median_error_s"],
-        "every_injected_found": found == injected,
+        # a planted infraction the footage never shows is listed, not counted (off camera)
+        "every_injected_found": found == injected - off_camera,
         "no_false_infraction": false == 0,
         # the referee's tiers: what the audit asserts vs what it asks (resting on unsure reads)
         "no_false_infraction_asserted": false == false_to_check,
         # a count or a third copy is proven by a reading the game contradicts: asked by design
-        "every_injected_asserted": found - injected_to_check + asked_by_design == injected,
+        "every_injected_asserted": found - injected_to_check + asked_by_design
+        == injected - off_camera,
         "pi_keeps_up": (budget["pi_decisions_per_s"] or 0) >= TARGETS["pi_decisions_per_s"],
     }
     return {
@@ -377,6 +399,7 @@ def aggregate(
             "injected": injected,
             "injected_found": found,
             "injected_missed": missed_injected,
+            "injected_off_camera": off_camera_injected,
             "injected_to_check": injected_to_check,
             "false": false,
             "false_items": false_items,
@@ -462,7 +485,8 @@ def summary_text(summary: Mapping[str, Any]) -> str:
         f"(the referee asked to enter {summary['kitties'].get('referee_asked_to_enter', 0)} "
         "of the others: read short)",
         f"injected found {inf['injected_found']}/{inf['injected']} "
-        f"({inf.get('injected_to_check', 0)} only as a question to check); "
+        f"({inf.get('injected_to_check', 0)} only as a question to check; "
+        f"{len(inf.get('injected_off_camera', ()))} off camera, not counted); "
         f"false infractions {inf['false']} ({inf.get('false_to_check', 0)} of them put as a "
         f"question: resting on an unsure read); missed vs camera truth "
         f"{inf['missed_vs_camera_truth']}",
@@ -482,6 +506,10 @@ def summary_text(summary: Mapping[str, Any]) -> str:
     for item in inf["injected_missed"]:
         lines.append(
             f"  missed: seed {item['seed']} {item['kind']} {item['seat']} t{item['trick']}"
+        )
+    for item in inf.get("injected_off_camera", ()):
+        lines.append(
+            f"  off camera: seed {item['seed']} {item['kind']} {item['seat']} t{item['trick']}"
         )
     lines += [f"{'PASS' if ok else 'FAIL'} {name}" for name, ok in summary["checks"].items()]
     return "\n".join(lines)

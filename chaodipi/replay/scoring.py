@@ -18,7 +18,8 @@ hand record (its contract: rules, levels, declarer, trump):
   only the full record shows is *off camera*). A recovered infraction that the camera truth
   lacks is *false*; one the camera truth has and the recovery lacks is *missed*; the planted
   ones (``{"kind", "seat", "trick"}`` of ``chaodipi simulate --inject``) are *found* when the
-  recovered audit has them;
+  recovered audit has them, else *off camera* when the camera truth lacks them too (the
+  footage never shows what proves them: not a miss of the pipeline), else *missed*;
 * a recovered infraction whose proof rests on a card the camera read unsure
   (:attr:`engine.audit.Infraction.to_check`) goes to the referee as a question, not asserted:
   false and planted ones are counted apart by that tier (``false_to_check``,
@@ -217,9 +218,17 @@ class Score:
         return [k for k in self.injected_found if have[k] == 0]
 
     @property
+    def injected_off_camera(self) -> list[InfractionKey]:
+        """Planted infractions neither recovered nor in the camera truth: only the full record
+        proves them (see the module docstring)."""
+        found, seen = set(self.injected_found), set(self.camera_truth)
+        return [k for k in self.injected or () if k not in found and k not in seen]
+
+    @property
     def injected_missed(self) -> list[InfractionKey]:
-        found = set(self.injected_found)
-        return [k for k in self.injected or () if k not in found]
+        """Planted infractions the camera truth has and the recovery lacks."""
+        found, unseen = set(self.injected_found), set(self.injected_off_camera)
+        return [k for k in self.injected or () if k not in found and k not in unseen]
 
     @property
     def kitty_right(self) -> bool | None:
@@ -282,6 +291,7 @@ class Score:
                 "injected_found": _as_json(self.injected_found),
                 "injected_to_check": _as_json(self.injected_to_check),
                 "injected_missed": _as_json(self.injected_missed),
+                "injected_off_camera": _as_json(self.injected_off_camera),
             },
             "conflicts": dict(sorted(self.conflicts.items())),
         }
@@ -313,7 +323,8 @@ class Score:
             lines.append(
                 f"injected found: {len(self.injected_found)}/{len(self.injected)}"
                 f" (missed: {keys(inf['injected_missed'])}; only to check: "
-                f"{keys(inf['injected_to_check'])})"
+                f"{keys(inf['injected_to_check'])}; off camera: "
+                f"{keys(inf['injected_off_camera'])})"
             )
         if self.off_camera:
             lines.append(f"off camera (full record only): {keys(inf['off_camera'])}")

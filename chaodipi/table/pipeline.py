@@ -411,8 +411,12 @@ class TablePipeline:
         return out
 
     def finish(self) -> list[PipelineEvent]:
-        """Release every held play (at the end of footage or when stopping)."""
+        """Release every held play and tell the cards a seat is still showing in the draw
+        phase (at the end of footage or when stopping: the rest of that showing cannot come)."""
         out = self._release(None)
+        if self._last_t is not None:
+            # Outside the draw phase the watcher tells every open showing at once.
+            out += self._take(self.exposed.observe(self._last_t, [], draw_phase=False))
         return out
 
     def close(self) -> None:

@@ -18,7 +18,7 @@ from engine.cards import SEATS, full_deck, points
 from engine.order import HandOrder
 from engine.profiles import PROFILE_NAMES, get_profile
 from engine.record import load_record
-from engine.simulate import INJECTABLE, simulate_hand
+from engine.simulate import INJECTABLE, camera_record, off_camera, simulate_hand
 from engine.tricks import read_lead
 from tests.builders import all_cards
 
@@ -293,3 +293,45 @@ def test_a_planted_overtime_is_never_the_first_lead_whose_clock_no_camera_sees()
         assert (planted["trick"], planted["seat"]) != (1, first_lead)
         assert found(record) == expected(truth)
     assert firsts > 0  # trick 1 still gets overtimes, on its followers
+
+
+def camera_found(record: dict[str, Any]) -> list[tuple[str, str, int | None]]:
+    """What the audit finds in the record as the overhead camera gives it."""
+    return found(camera_record(record))
+
+
+def test_the_camera_sees_only_the_cards_shown_in_the_bidding() -> None:
+    record, _ = simulate_hand("XX", 8103, ["illegal_chao"])
+    steps = camera_record(record)["before_play"]
+    assert {s["action"] for s in steps} == {"declare"}  # a 叫主 and a 炒 look alike
+    shown = [e for e in record["before_play"] if e["action"] in ("declare", "chao")]
+    assert [(s["seat"], s["cards"]) for s in steps] == [(e["seat"], e["cards"]) for e in shown]
+    assert all("face_down" not in s for s in steps)  # turned up before it is read
+    assert "kitty_taken_t" not in camera_record(record)
+
+
+def test_an_illegal_chao_only_the_kitty_moves_prove_is_off_camera() -> None:
+    # seed 8003: N 炒s before S buried the kitty; seed 8103: W 炒s its own kitty
+    for seed in (8003, 8103):
+        record, truth = simulate_hand("XX", seed, ["illegal_chao"])
+        assert found(record) == expected(truth)
+        assert off_camera(record, truth) == [0]
+        assert not any(k[0] == "illegal_chao" for k in camera_found(record))
+
+
+def test_seen_by_camera_plants_an_illegal_chao_the_cameras_view_proves() -> None:
+    for seed in (8003, 8103):
+        record, truth = simulate_hand("XX", seed, ["illegal_chao"], seen_by_camera=True)
+        ((kind, _, _),) = expected(truth)
+        assert kind == "illegal_chao" and off_camera(record, truth) == []
+        assert found(record) == camera_found(record) == expected(truth)  # nothing else
+    for seed in range(12):
+        rules = PROFILE_NAMES[seed % len(PROFILE_NAMES)]
+        record, truth = simulate_hand(rules, seed, ["illegal_chao"], seen_by_camera=True)
+        assert off_camera(record, truth) == [], (rules, seed)
+        assert found(record) == expected(truth), (rules, seed)
+
+
+def test_seen_by_camera_leaves_the_faults_of_the_play_as_they_are() -> None:
+    for kind in ("revoke", "takeback", "false_declaration"):
+        assert simulate_hand("XX", 5, [kind], seen_by_camera=True) == simulate_hand("XX", 5, [kind])

@@ -15,6 +15,7 @@ from chaodipi.replay.evaluation import (
     DEFAULT_KINDS,
     TESTABLE_KINDS,
     add_replay_eval_parser,
+    aggregate,
     compress_times,
 )
 from chaodipi.replay.scoring import score_events
@@ -113,3 +114,46 @@ def test_a_declaration_the_replay_misses_or_misreads_is_scored_so() -> None:
     doubted = [{**e, "unsure": {e["cards"][0]: 0.5}} if e is wrong else e for e in truth]
     score = score_events(doubted, truth, record, injected=injected)
     assert score.injected_found and score.injected_to_check  # found, but only as a question
+
+
+def test_an_illegal_chao_only_the_kitty_moves_prove_is_off_camera_not_missed() -> None:
+    """Seed 8003 simulated without ``seen_by_camera``: N 炒s before the kitty was buried, which
+    the footage (showings, no kitty move) cannot prove: listed off camera, neither found nor
+    missed. The camera takes N's 炒 for a valid one, so its showings name another trump than
+    the referee's: the 0-point ``wrong_trump`` notice, which the footage's truth shows too."""
+    original, injected = simulate_hand("XX", 8003, ["illegal_chao"])
+    record = compress_times(original, 4.0)
+    tl = build_timeline(record, np.random.default_rng(8003), fps=10)
+    truth = [e.to_json() for e in tl.truth(int(tl.duration * 10) + 1, 10, str)]
+    score = score_events(truth, truth, record, injected=injected)
+    planted = [(i["kind"], i["seat"], i["trick"]) for i in injected]
+    assert score.injected_off_camera == planted == score.off_camera
+    assert score.injected_missed == [] and score.injected_found == []
+    assert score.false_infractions == []
+    assert score.recovered == score.camera_truth == [("wrong_trump", "N", None)]
+    summary = aggregate([{"seed": 8003, "timings": {}, "score": score.to_json()}])
+    assert summary["infractions"]["injected_off_camera"] == [
+        {"seed": 8003, "kind": "illegal_chao", "seat": "N", "trick": None}
+    ]
+    assert summary["checks"]["every_injected_found"]
+    assert summary["checks"]["every_injected_asserted"]
+
+
+def test_replay_eval_plants_an_illegal_chao_the_footage_shows() -> None:
+    """Hands 8003 and 8103 of ``replay-eval --kinds …,illegal_chao``: the planted 炒 is one
+    the camera's view proves (a single after a declaration, a pair shown again), and a replay
+    that reads the footage as shown finds it, asserted, with nothing false."""
+    for seed in (8003, 8103):
+        original, injected = simulate_hand("XX", seed, ["illegal_chao"], seen_by_camera=True)
+        record = compress_times(original, 4.0)
+        tl = build_timeline(record, np.random.default_rng(seed), fps=10)
+        truth = [e.to_json() for e in tl.truth(int(tl.duration * 10) + 1, 10, str)]
+        score = score_events(truth, truth, record, injected=injected)
+        assert [k[0] for k in score.injected_found] == ["illegal_chao"], seed
+        assert score.injected_to_check == [] and score.injected_off_camera == []
+        assert score.false_infractions == [] and score.off_camera == []
+        shown = [e for e in truth if e["type"] == "declaration"]
+        doubted = [{**e, "unsure": {e["cards"][0]: 0.5}} if e is shown[-1] else e for e in truth]
+        score = score_events(doubted, truth, record, injected=injected)
+        assert score.injected_found and score.injected_to_check  # a question, not asserted
+        assert score.false_asserted == []

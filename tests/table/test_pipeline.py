@@ -605,3 +605,25 @@ def test_wiring_reports_cards_shown_before_the_first_play_as_declarations() -> N
     ]
     found = [(i.kind, i.seat, i.trick) for i in pipe.audit().infractions]
     assert found == [("false_declaration", "W", None), ("exposed_card", "N", 1)]
+
+
+def test_a_showing_still_on_the_table_when_the_footage_ends_is_told_at_finish() -> None:
+    """The card has lain the 2 s an exposed card needs when the footage stops, before the
+    0.6 s in which more cards of the showing may join it: ``finish`` tells it all the same."""
+    config = top_down_config(SIZE)
+    det, _ = square_detector(native=True, names_by_side={30: "9H"})
+    pipe = TablePipeline(config, det, contract=CONTRACT, decision_fps=4.0)
+    (x, y), half, k = (7.6, 45.0), 1.5, SIZE / 90.0
+    for i in range(33):  # 3.2 s at 10 fps, the card from 1 s on
+        t = i / 10
+        image = np.full((SIZE, SIZE, 3), 90, np.uint8)
+        if t >= 1.0:
+            image[round((y - half) * k) : round((y + half) * k),
+                  round((x - half) * k) : round((x + half) * k)] = 255  # fmt: skip
+        pipe.process(Frame(image, t, i, "test"))
+    assert pipe.events == []  # the showing is still open
+    told = pipe.finish()
+    assert [e.to_json()["type"] for e in told] == ["declaration"]
+    assert (told[0].to_json()["seat"], told[0].to_json()["cards"]) == ("W", ["9H"])
+    assert [(s["seat"], s["cards"]) for s in pipe.record["before_play"]] == [("W", ["9H"])]
+    assert pipe.finish() == []  # told once

@@ -923,10 +923,24 @@ def test_game_feed_an_illegal_chao_resting_on_an_earlier_showing_read_in_doubt_i
     assert infraction.kind == "illegal_chao" and infraction.to_check
 
 
-def test_game_feed_a_joker_shown_alone_is_read_in_doubt_its_pair_maybe_unread() -> None:
+def test_game_feed_a_joker_shown_alone_is_its_pair_read_in_doubt() -> None:
+    """The other joker of the pair went unread: the showing is taken as the pair, in doubt, so
+    what it proves (here another trump than the referee's hearts) is a question."""
     feed = bidding_feed()
     feed.apply(DeclarationEvent("N", ("2H",), 3.0))
     feed.apply(DeclarationEvent("S", ("SJ",), 9.0))
-    assert feed.record["before_play"][1]["unsure"] == ["SJ"]
+    step = feed.record["before_play"][1]
+    assert step["cards"] == ["SJ", "SJ"] and step["unsure"] == ["SJ"]
     found = [(i.kind, i.seat, i.to_check) for i in feed.audit().infractions]
-    assert found == [("false_declaration", "S", True)]
+    assert found == [("wrong_trump", "S", True)]
+
+
+def test_game_feed_a_joker_pair_shown_again_with_one_joker_unread_is_an_illegal_chao_to_check() -> (
+    None
+):
+    feed = GameFeed("XX", {"NS": "2", "EW": "2"}, "N", "NT")
+    feed.apply(DeclarationEvent("N", ("2H",), 3.0))
+    feed.apply(DeclarationEvent("S", ("BJ",), 9.0))  # BJ BJ, one of them unread
+    feed.apply(DeclarationEvent("S", ("BJ", "BJ"), 20.0))  # the same pair again
+    found = [(i.kind, i.seat, i.to_check) for i in feed.audit().infractions]
+    assert found == [("illegal_chao", "S", True)]
