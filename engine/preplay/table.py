@@ -15,7 +15,10 @@ What the table does around the bidding and the tricks, checked against the profi
 :func:`with_read_doubt` gives the bidding's findings the doubt of the camera's reads they rest
 on (``unsure`` / ``maybe`` of ``before_play`` declarations): a finding on one declaration
 rests on its cards, an ``illegal_chao`` also on the declarations before it (a re-used pair, a
-weaker overcall, a single after a declaration), a trump or dealer result on all of them.
+weaker overcall, a single after a declaration), a trump or dealer result on all of them — and on
+all their cards when the record lists no take of the kitty and more than one declaration (as
+a camera's record: it sees showings, not the kitty), for then their order around the kitty is
+unknown.
 """
 
 from __future__ import annotations
@@ -181,7 +184,11 @@ def with_read_doubt(record: HandRecord, findings: list[Finding]) -> list[Finding
     """``findings`` of the bidding, each with the doubtful reads it rests on (see the module
     docstring); unchanged when no declaration was read in doubt."""
     events = record.preplay.events or ()
-    if not any(e.unsure for e in events):
+    declarations = [e for e in events if e.action in DECLARING]
+    # Without the kitty's take the record cannot say which declarations came before it (the
+    # deal) nor whether a 炒 came in its turn (the trump): a camera sees showings, not the kitty
+    order_unknown = len(declarations) > 1 and not any(e.action == "take" for e in events)
+    if not order_unknown and not any(e.unsure for e in events):
         return findings
 
     def doubt(chosen: list[BidEvent]) -> tuple[tuple[str, str | None], ...]:
@@ -201,9 +208,16 @@ def with_read_doubt(record: HandRecord, findings: list[Finding]) -> list[Finding
             if upto:
                 chosen = [*chosen, events[number - 1]]
         elif f.kind in ("wrong_trump", "wrong_dealer"):
-            chosen = [e for e in events if e.action in DECLARING]
+            chosen = declarations
         else:
             chosen = []
         unsure = doubt(chosen)
+        if order_unknown and f.kind in ("wrong_trump", "wrong_dealer"):
+            known = dict(unsure)
+            unsure = tuple((c, known.get(c)) for c in dict.fromkeys(_cards(declarations)))
         out.append(replace(f, unsure=unsure) if unsure else f)
     return out
+
+
+def _cards(events: list[BidEvent]) -> list[str]:
+    return [c for e in events for c in e.cards]

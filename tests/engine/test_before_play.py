@@ -339,6 +339,19 @@ def test_in_a_first_hand_a_pair_before_the_kitty_takes_the_deal_a_chao_after_it_
         assert found == [("wrong_dealer", h.d, 0)]
 
 
+@pytest.mark.parametrize("rules", ["XX", "AH", "HF"])
+def test_without_the_kitty_take_the_deal_by_declaration_is_a_question(rules: str) -> None:
+    # a camera sees the showings, not the kitty: d declared before it and x 炒 after it (d
+    # deals), but the record cannot tell x's pair from a 反主 before the kitty (x would deal)
+    h = Hand(rules)
+    whole = [declare(h.d, h.t), take(h.d), bury(h.d), chao(h.x, h.o, h.o), take(h.x), bury(h.x)]
+    seen = [declare(h.d, h.t), declare(h.x, h.o, h.o)]
+    fields = {"first_hand": True, "trump": h.other, "tricks": [], "finished": None}
+    assert h.found(whole, **fields) == []
+    (dealer,) = h.audit(seen, **fields).infractions
+    assert (dealer.kind, dealer.seat) == ("wrong_dealer", h.d) and dealer.to_check
+
+
 def test_in_later_hands_a_declaration_sets_the_trump_and_never_the_deal() -> None:
     # XX 「除开局盘外，均正主不正庄」 002 L39
     h = Hand("XX")
