@@ -685,6 +685,8 @@ def hand_json(hand: HandFold) -> dict[str, Any]:
     }
     if c.get("before_play") is not None:
         base["before_play"] = copy.deepcopy(c["before_play"])
+    if c.get("draw") is not None:
+        base["draw"] = copy.deepcopy(c["draw"])
     if c.get("dealer_by_rotation") is not None:
         base["dealer_by_rotation"] = c["dealer_by_rotation"]
     scored = hand.scored()

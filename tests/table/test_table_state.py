@@ -122,11 +122,12 @@ def test_the_state_json_has_the_contract_shape(tmp_path: Path) -> None:
     state = live.public_json(NOW)
     assert set(state) == {"table", "seq", "server_time", "match", "hand", "infractions", "camera"}
     assert set(state["match"]) == {"levels", "hand", "winner"}
-    # The simulated hand's bidding travels in its contract: before_play, dealer_by_rotation.
+    # The simulated hand's draw and bidding travel in its contract: draw, before_play,
+    # dealer_by_rotation.
     assert set(state["hand"]) == {
         "rules", "declarer", "declarer_side", "level", "trump", "trick", "finished",
         "defender_points", "point_cards", "points_by_trick", "current_trick", "clock", "tricks",
-        "kitty", "result", "before_play", "dealer_by_rotation",
+        "kitty", "result", "draw", "before_play", "dealer_by_rotation",
     }  # fmt: skip
     h = state["hand"]
     assert state["table"] == "T1" and state["server_time"] == NOW

@@ -1,5 +1,6 @@
-"""The referee enters and corrects a hand's draw phase and records 查牌 through the table's web
-app (web_dashboard/API.md: ``POST /api/referee/contract`` with ``before_play``, ``draw`` and
+"""The referee enters and corrects a hand's draw phase — the draw (who drew first, in which
+direction), the bidding, the dealer by rotation — and records 查牌 through the table's web app
+(web_dashboard/API.md: ``POST /api/referee/contract`` with ``before_play``, ``draw`` and
 ``dealer_by_rotation``; ``POST /api/referee/card-check``), against a real store and app."""
 
 from __future__ import annotations
@@ -113,7 +114,11 @@ def test_in_a_games_first_hand_the_bidding_makes_the_declarer_and_trump(tmp_path
         ({"before_play": [{"seat": "N", "action": "pass", "cards": ["6H"]}]},
          "a pass shows no cards"),
         ({"before_play": {"seat": "N"}}, "before_play: must be a list"),
-        ({"draw": {"first": "X"}}, "draw.first"),
+        ({"draw": {"first": "X"}}, 'draw.first: must be one of "N", "E", "S", "W", got "X"'),
+        ({"draw": {"first": "W", "direction": "left"}},
+         'draw.direction: must be one of "clockwise", "counterclockwise", got "left"'),
+        ({"draw": "W"}, "draw: must be an object with first, direction"),
+        ({"draw": {"first": "W", "seat": "N"}}, 'draw: unknown key "seat": it has only first'),
         ({"dealer_by_rotation": "Q"}, "dealer_by_rotation"),
     ],
 )  # fmt: skip
@@ -127,6 +132,49 @@ def test_a_bad_entry_is_refused_with_one_line_naming_the_field(
     assert res.status_code == 400 and names in error and "\n" not in error
     assert error.startswith("牌前记录无效 / bad before play: ")
     assert live.store.last_seq == before  # nothing was logged
+
+
+def test_the_draw_set_and_corrected_shows_in_both_states_lands_in_the_record_and_is_audited(
+    client: tuple[FlaskClient, str], live: LiveTable
+) -> None:
+    c, token = client
+    recorded = the_hands_bidding()["draw"]  # W, the dealer by rotation, drew first, clockwise
+    assert c.get("/api/state").get_json()["hand"]["draw"] == recorded
+    assert "draw_error" not in kinds(c)
+    logged = [(e.seq, e.kind, e.data) for e in live.store.events(0)]
+
+    wrong = {**recorded, "first": "N", "direction": "counterclockwise"}
+    res = post(c, "/api/referee/contract", token, {"draw": wrong})
+    assert res.status_code == 200
+    for path in ("/api/state", "/api/referee/state"):
+        assert c.get(path).get_json()["hand"]["draw"] == wrong
+    record = c.get("/api/records/1.json").get_json()
+    assert record["draw"] == wrong
+    jsonschema.validate(record, SCHEMA)
+    # XX draws clockwise, and in a later hand the dealer (W) draws first: two draw errors
+    errors = [i for i in c.get("/api/referee/state").get_json()["infractions"]
+              if i["kind"] == "draw_error"]  # fmt: skip
+    assert sorted(i["seat"] for i in errors) == ["N", "N"]
+    reasons = sorted(i["proof_data"]["reason"] for i in errors)
+    assert reasons == ["dealer_draws_first", "draw_clockwise"]
+    assert [e.kind for e in audit(load_record(record)).infractions].count("draw_error") == 2
+
+    # appended, never rewritten: one contract_set by the referee, the earlier events as they were
+    events = list(live.store.events(0))
+    assert [(e.seq, e.kind, e.data) for e in events[: len(logged)]] == logged
+    [added] = events[len(logged) :]
+    seq = res.get_json()["seq"]
+    assert (added.seq, added.kind, added.actor) == (seq, "contract_set", "referee:王")
+    assert added.data == {"draw": wrong}
+
+    assert post(c, "/api/referee/contract", token, {"draw": recorded}).status_code == 200
+    assert c.get("/api/state").get_json()["hand"]["draw"] == recorded
+    assert "draw_error" not in kinds(c)
+    assert post(c, "/api/referee/contract", token, {"draw": None}).status_code == 200
+    assert "draw" not in c.get("/api/state").get_json()["hand"]
+    assert "draw" not in c.get("/api/records/1.json").get_json()
+    assert [e.data for e in live.store.events(0)][-3:] == [{"draw": wrong}, {"draw": recorded},
+                                                           {"draw": None}]  # fmt: skip
 
 
 def test_a_correction_replaces_the_earlier_list_and_null_removes_it(

@@ -54,6 +54,7 @@ class Table:
         trump: str = "H",
         levels: dict[str, str] | None = None,
         before_play: list[dict[str, Any]] | None = None,
+        draw: dict[str, Any] | None = None,
     ) -> None:
         data: dict[str, Any] = {
             "hand": 1,
@@ -65,6 +66,8 @@ class Table:
         }
         if before_play is not None:
             data["before_play"] = before_play
+        if draw is not None:
+            data["draw"] = draw
         self.append("hand_started", data, actor="system")
 
     def play(
@@ -834,6 +837,52 @@ def test_the_referee_enters_a_declaration_and_a_chao_and_spectators_see_them(
     error = referee.wait_for_selector("#bp-msg.msg-error").inner_text()
     assert "牌前记录无效" in error and "before_play event 3: a declare shows 1 to 4 cards" in error
     assert table.store.last_seq == logged
+
+
+def test_the_referee_corrects_the_draw_and_spectators_and_the_audit_follow(
+    table: Table, new_context: NewContext
+) -> None:
+    drawn = {"first": "N", "direction": "clockwise", "shuffled_by": "W", "cut_by": "E"}
+    table.start_hand(draw=drawn)  # the game's first hand, as the table recorded its draw
+    spectator = new_context().new_page()
+    open_live(spectator, table.url)
+    line = spectator.wait_for_selector("#before-play:not([hidden])")
+    assert "摸牌：北先摸 · 顺时针" in line.inner_text()
+    referee = new_context().new_page()
+    sign_in(referee, table)
+    referee.wait_for_selector("#bp-draw:has-text('摸牌：北先摸 · 顺时针')")
+    referee.wait_for_selector("#queue-empty:not([hidden])")
+    referee.click("#bp-editor summary")
+    assert referee.input_value("#bp-draw-first") == "N"
+    assert referee.input_value("#bp-draw-direction") == "clockwise"
+
+    referee.select_option("#bp-draw-first", "E")
+    referee.select_option("#bp-draw-direction", "counterclockwise")
+    assert "有未保存的修改" in referee.inner_text("#bp-msg")
+    assert table.store.last_seq == 1  # nothing is sent before the referee saves
+    referee.get_by_role("button", name="保存牌前记录").click()
+    referee.wait_for_selector("#bp-draw:has-text('摸牌：东先摸 · 逆时针')")
+    [contract_set] = [e for e in table.store.events() if e.kind == "contract_set"]
+    assert contract_set.data == {  # the draw alone, its shuffle and cut as recorded
+        "draw": {"first": "E", "direction": "counterclockwise", "shuffled_by": "W", "cut_by": "E"}
+    }
+    spectator.wait_for_selector("#before-play-body:has-text('摸牌：东先摸 · 逆时针')")
+    item = referee.wait_for_selector("#queue .queue-item:has-text('洗牌/摸牌违例')")
+    assert "应按顺时针方向摸牌" in item.inner_text()  # XX draws clockwise
+    assert table.state()["hand"]["draw"] == contract_set.data["draw"]
+
+    referee.goto(f"{table.url}/referee?lang=en")
+    referee.wait_for_selector("#bp-draw:has-text('Draw: E draws first · counter-clockwise')")
+
+    # neither given any more: the console says so, the scoreboard's line goes, shuffle and cut stay
+    referee.click("#bp-editor summary")
+    referee.select_option("#bp-draw-first", "")
+    referee.select_option("#bp-draw-direction", "")
+    referee.get_by_role("button", name="Save before play").click()
+    referee.wait_for_selector("#bp-draw:has-text('Draw: not entered')")
+    spectator.wait_for_selector("#before-play", state="hidden")
+    assert table.state()["hand"]["draw"] == {"shuffled_by": "W", "cut_by": "E"}
+    referee.wait_for_selector("#queue-empty:not([hidden])")
 
 
 def test_a_card_check_asked_in_the_console_is_listed_and_audited(table: Table, page: Page) -> None:

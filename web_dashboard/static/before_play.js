@@ -1,6 +1,7 @@
-// The hand's bidding before the first trick (state `hand.before_play`): declarations, 炒,
-// passes and the kitty's moves in order, as the scoreboard's one line and the referee
-// console's list. A card still face down arrives as a `count` with `hidden: true`.
+// The hand's draw and bidding before the first trick (state `hand.draw`, `hand.before_play`):
+// who drew first and in which direction; declarations, 炒, passes and the kitty's moves in
+// order, as the scoreboard's one line and the referee console's list. A card still face down
+// arrives as a `count` with `hidden: true`.
 
 import { cardRow, trumpBadge } from "./cards.js";
 import { lang, t } from "./i18n.js";
@@ -67,6 +68,21 @@ export function outcomeNodes(events, trump) {
     out.push(tr);
   }
   return out;
+}
+
+/** The draw as a <span> — 摸牌：西先摸 · 顺时针 — with what the record gives of its first
+ * drawer and direction; null when it gives neither. */
+export function drawNode(draw) {
+  if (!draw || (!draw.first && !draw.direction)) return null;
+  const span = document.createElement("span");
+  span.className = "bp-draw-text";
+  if (draw.first) span.dataset.first = draw.first;
+  if (draw.direction) span.dataset.direction = draw.direction;
+  const parts = [];
+  if (draw.first) parts.push(t("bp.drawFirst", { seat: t(`seat.${draw.first}`) }));
+  if (draw.direction) parts.push(t(`bp.dir.${draw.direction}`));
+  span.textContent = `${t("bp.draw")}${lang() === "en" ? ": " : "："}${parts.join(" · ")}`;
+  return span;
 }
 
 /** The events that show a bid (declarations and 炒), in order. */

@@ -2,7 +2,7 @@
 // contract, the kitty, the draw phase, 查牌) and moves the match on. Every POST carries the X-CSRF-Token from <meta name="csrf-token">;
 // 401 shows the sign-in link, errors are shown next to the form that caused them.
 
-import { eventNode, outcomeNodes } from "./before_play.js";
+import { drawNode, eventNode, outcomeNodes } from "./before_play.js";
 import { cardRow, cardShort, parseCardList, trumpBadge } from "./cards.js";
 import { initLang, lang, onLangChange, t } from "./i18n.js";
 import { apiPath, subscribe } from "./live.js";
@@ -567,6 +567,14 @@ function renderBeforePlay() {
   const events = st.hand && st.hand.before_play;
   clear(list);
   clear(outcome);
+  const drawLine = $("bp-draw");
+  if (drawLine) {
+    clear(drawLine);
+    const draw = drawNode(st.hand && st.hand.draw);
+    if (draw) drawLine.appendChild(draw);
+    else drawLine.append(`${t("bp.draw")}${lang() === "en" ? ": " : "："}${t("bp.drawNotEntered")}`);
+    drawLine.classList.toggle("muted", !draw);
+  }
   if (!Array.isArray(events)) {
     const li = document.createElement("li");
     li.className = "muted";
@@ -611,6 +619,23 @@ function recordedSteps() {
   return Array.isArray(events) ? events.map((e) => ({ ...e })) : [];
 }
 
+function recordedDraw() {
+  return (ref && ref.hand && ref.hand.draw) || null;
+}
+
+/** The draw to post: the recorded one with the first drawer and direction as the editor has
+ * them (its other fields — shuffle, cut, the cards turned — kept), null when nothing is left;
+ * undefined when the editor leaves both as recorded. */
+function editedDraw() {
+  const recorded = recordedDraw() || {};
+  const first = $("bp-draw-first").value;
+  const direction = $("bp-draw-direction").value;
+  if (first === (recorded.first || "") && direction === (recorded.direction || "")) return undefined;
+  const { first: _f, direction: _d, ...rest } = recorded;
+  const draw = { ...(first ? { first } : {}), ...(direction ? { direction } : {}), ...rest };
+  return Object.keys(draw).length ? draw : null;
+}
+
 function stepButton(label, cls, disabled, onClick) {
   const btn = document.createElement("button");
   btn.type = "button";
@@ -637,6 +662,8 @@ function renderSteps() {
   if (!draftDirty) {
     draft = recordedSteps();
     $("bp-rotation").value = (ref && ref.hand && ref.hand.dealer_by_rotation) || "";
+    $("bp-draw-first").value = (recordedDraw() && recordedDraw().first) || "";
+    $("bp-draw-direction").value = (recordedDraw() && recordedDraw().direction) || "";
   }
   clear(list);
   $("bp-steps-empty").hidden = draft.length > 0;
@@ -704,17 +731,28 @@ function wireBeforePlay() {
     clear($("bp-preview"));
   });
   $("bp-save").addEventListener("click", async () => {
-    // No step left: the hand's bidding is removed, not recorded as "nobody declared".
-    const body = { before_play: draft.length ? draft : null };
+    // Only what the editor changed is sent: a draw corrected alone leaves the bidding's
+    // record as it was. No step left: the hand's bidding is removed, not recorded as
+    // "nobody declared".
+    const body = {};
+    if (JSON.stringify(draft) !== JSON.stringify(recordedSteps())) body.before_play = draft.length ? draft : null;
     const rotation = $("bp-rotation").value;
     if (rotation !== ((ref && ref.hand && ref.hand.dealer_by_rotation) || "")) body.dealer_by_rotation = rotation || null;
+    const draw = editedDraw();
+    if (draw !== undefined) body.draw = draw;
+    if (!Object.keys(body).length) {
+      say("bp-msg", t("bp.edit.nothing"), true);
+      return;
+    }
     const out = await act("/api/referee/contract", body, "bp-msg");
     if (out.ok) {
       draftDirty = false;
       renderSteps();
     }
   });
-  $("bp-rotation").addEventListener("change", () => editDraft(() => {}));
+  for (const id of ["bp-rotation", "bp-draw-first", "bp-draw-direction"]) {
+    $(id).addEventListener("change", () => editDraft(() => {}));
+  }
   $("bp-reset").addEventListener("click", () => {
     draftDirty = false;
     renderSteps();

@@ -1,7 +1,7 @@
 // Spectator scoreboard and stream overlay: renders /api/state (live from /api/stream) into the
 // page. Both pages share the element ids; whatever a page lacks is skipped.
 
-import { bids, eventNode, outcomeNodes } from "./before_play.js";
+import { bids, drawNode, eventNode, outcomeNodes } from "./before_play.js";
 import { cardRow, trumpBadge } from "./cards.js";
 import { initLang, lang, onLangChange, t } from "./i18n.js";
 import { serverNow, subscribe } from "./live.js";
@@ -64,15 +64,19 @@ function renderContract(st) {
   text("trick-h", trickNo || t("currentTrick"));
 }
 
-/** The 叫主 / 炒底 line: each declaration and 炒 in order, the kitty's holder, the trump. */
+/** The 叫主 / 炒底 line: the draw, each declaration and 炒 in order, the kitty's holder, the
+ * trump. */
 function renderBeforePlay(st) {
   const line = $("before-play");
   const body = $("before-play-body");
   if (!line || !body) return;
   const events = st.hand && st.hand.before_play;
-  line.hidden = !Array.isArray(events);
+  const draw = drawNode(st.hand && st.hand.draw);
+  line.hidden = !Array.isArray(events) && !draw;
   clear(body);
+  if (draw) body.appendChild(draw);
   if (!Array.isArray(events)) return;
+  if (draw) body.appendChild(document.createTextNode(" · "));
   const shown = bids(events);
   if (!shown.length) {
     const none = document.createElement("span");
