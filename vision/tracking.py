@@ -28,7 +28,14 @@ are skipped for acceptance (they neither count nor break a run) but may date a l
   more seats' zones losing cards together (the sweep; any zone emptied after that in the same
   trick is the sweep too), every zone empty with more than one
   seat's play in the trick (the sweep). A trick whose only play is lifted back while every
-  other zone is empty (the leader's takeback) is not cleared;
+  other zone is empty (the leader's takeback) is not cleared. Cards can only be lifted by a
+  hand: cards of a play that leave the reads while no hand was seen in the zone since the play
+  was last seen whole (no frame of it blocked, none with more than ``MOVING_FRACTION`` of it
+  changed; without zone fractions, a blocked frame is the hand) were misread, before or now.
+  They are no takeback while the trick lies there (back in view: nothing); still gone when the
+  trick ends, or other cards read in their place, they are a takeback *in doubt*: every card
+  ``unsure`` with confidence ``0.0`` (nothing was seen taking it), a question for the referee,
+  never an asserted infraction;
 * the kitty zone showing ``kitty_size`` (8) cards → ``kitty`` (again only if they differ);
   emptied after showing at least half of them but never all → ``recognition_conflict``
   ``kitty_incomplete`` with the most cards read (a card of a tight kitty fan the camera never
@@ -71,7 +78,7 @@ from vision.events import (
     TrickClearedEvent,
 )
 from vision.grouping import CardSighting
-from vision.motion import STILL, MotionState
+from vision.motion import MOVING_FRACTION, STILL, MotionState
 
 KITTY_ZONE = "centre"
 KITTY_SIZE = 8
@@ -124,6 +131,9 @@ class _Zone:
     lifted: Cards = ()  # seat zones: cards of the play seen gone, not yet a takeback
     lifted_at: tuple[float, str] = (0.0, "")
     seen: Cards = ()  # what the last usable frame showed
+    touched: bool = False  # seat zones: a hand seen in it since its play was last seen whole
+    vanished: Cards = ()  # seat zones: cards of the play gone with no hand seen: misread
+    vanished_at: tuple[float, str] = (0.0, "")
 
 
 class PlayTracker:
@@ -176,9 +186,15 @@ class PlayTracker:
         events: list[Event] = []
         for name, zone in self._zones.items():
             seen = multiset(seat_cards.get(name, ()))
-            accepted = self._step(zone, seen, t, frame_ref, motion.blocks(name))
+            blocked = motion.blocks(name)
+            if name in self.seats and _hand_in(motion, name):
+                zone.touched = True
+            accepted = self._step(zone, seen, t, frame_ref, blocked)
             if accepted is not None:
                 events += self._accept(name, zone, accepted, t, frame_ref)
+            still = not blocked and not _hand_in(motion, name)
+            if name in self.seats and still and not _sub(zone.played, seen):
+                zone.touched = False  # the whole play in view, no hand over it
         lifting = [s for s in self.seats if self._zones[s].lifted]
         self._sweeping = self._sweeping or len(lifting) > 1
         if self._sweeping:  # several seats' cards gone at once: the sweep, until it is done
@@ -187,11 +203,13 @@ class PlayTracker:
             lifting = []
         if self._trick_plays and all(not self._zones[s].stable for s in self.seats):
             played = [s for s in self.seats if self._zones[s].played]
-            lone = len(played) == 1 and lifting == played and not self._unread()
-            if lone and not _sub(self._zones[played[0]].played, self._zones[played[0]].lifted):
+            gone = [s for s in self.seats if self._zones[s].lifted or self._zones[s].vanished]
+            lone = len(played) == 1 and gone == played and not self._unread()
+            if lone and not _sub(self._zones[played[0]].played, self._gone(played[0])):
                 return [*events, self._take_back(played[0])]  # the leader took its play back
             for s in lifting:
                 self._zones[s].lifted = ()
+            events += self._vanished_takebacks()
             events.append(TrickClearedEvent(t, frame_ref, self._unread()))
             self._new_trick()
             return events
@@ -202,13 +220,33 @@ class PlayTracker:
                 events.append(self._take_back(s))
         return events
 
-    def _take_back(self, seat: str) -> TakebackEvent:
-        """The seat's lifted cards are a takeback: its play is what is left of it."""
+    def _gone(self, seat: str) -> Cards:
+        """Cards of the seat's play out of view: lifted by a hand or vanished without one."""
         zone = self._zones[seat]
-        cards, (t, ref) = zone.lifted, zone.lifted_at
-        zone.played, zone.lifted = _sub(zone.played, cards), ()
+        return _union(zone.lifted, zone.vanished)
+
+    def _take_back(self, seat: str) -> TakebackEvent:
+        """The seat's cards out of view are a takeback: its play is what is left of it. Cards
+        that vanished with no hand seen are in it in doubt (unsure, confidence 0.0)."""
+        zone = self._zones[seat]
+        cards = self._gone(seat)
+        t, ref = zone.lifted_at if zone.lifted else zone.vanished_at
+        if zone.lifted and zone.vanished:
+            t, ref = min(zone.lifted_at, zone.vanished_at)
+        doubt = tuple((c, 0.0) for c in dict.fromkeys(zone.vanished))
+        zone.played, zone.lifted, zone.vanished = _sub(zone.played, cards), (), ()
         self._trick_plays = sum(bool(self._zones[s].played) for s in self.seats)
-        return TakebackEvent(seat, cards, t, ref)
+        return TakebackEvent(seat, cards, t, ref, doubt)
+
+    def _vanished_takebacks(self) -> list[Event]:
+        """At the end of a trick, the cards that vanished from a play with no hand seen and
+        never came back while the rest of it lay there: takebacks in doubt. A whole play gone
+        with no hand seen went with the sweep (a hand the gate missed)."""
+        return [
+            self._take_back(s)
+            for s in self.seats
+            if self._zones[s].vanished and _sub(self._zones[s].played, self._zones[s].vanished)
+        ]
 
     def _unread(self) -> tuple[str, ...]:
         """Seats that played nothing this trick though their zone showed cards for a while."""
@@ -225,6 +263,7 @@ class PlayTracker:
             self._zones[s].played = ()
             self._zones[s].shown = 0
             self._zones[s].lifted = ()
+            self._zones[s].vanished = ()
 
     def _step(
         self, zone: _Zone, seen: Cards, t: float, ref: str, blocked: bool
@@ -299,13 +338,19 @@ class PlayTracker:
         before = zone.played
         added, removed = _sub(cards, before), _sub(before, cards)
         if not added:
-            # Part of the play gone: lifted back, or a hand covering it (when it comes back).
-            if removed and not zone.lifted:
+            # Part of the play gone: lifted back, or a hand covering it (when it comes back);
+            # gone with no hand seen: misread, not lifted.
+            by_hand = _sub(removed, zone.vanished) if zone.touched or self._sweeping else ()
+            if by_hand and not zone.lifted:
                 zone.lifted_at = (t_run, ref_run)
-            zone.lifted = removed  # () when the same cards are back: a hand had covered them
+            zone.lifted = by_hand  # () when the same cards are back: a hand had covered them
+            vanished = _sub(removed, by_hand)
+            if vanished and not zone.vanished:
+                zone.vanished_at = (t_run, ref_run)
+            zone.vanished = vanished
             return []
         out: list[Event] = []
-        if zone.lifted:
+        if zone.lifted or zone.vanished:
             out.append(self._take_back(name))  # other cards put down in their place
             before = zone.played
             added, removed = _sub(cards, before), _sub(before, cards)
@@ -313,6 +358,7 @@ class PlayTracker:
             # The winner's hand swept the trick and this seat led again before its zone was
             # seen empty (the sweeping hand covered it): the trick ends, the new cards lead.
             # They landed when first seen: the zone differed from the old play since the sweep.
+            out += self._vanished_takebacks()
             self._new_trick()
             zone.played, self._trick_plays = cards, 1
             return [
@@ -335,6 +381,14 @@ class PlayTracker:
                 ),
             ]
         return [*out, PlayEvent(name, added, t_landed, t, ref_landed, ref)]
+
+
+def _hand_in(motion: MotionState, zone: str) -> bool:
+    """Whether a hand may be in ``zone`` this frame: motion in it (or over the whole table);
+    without per-zone fractions, whatever blocks the zone."""
+    if motion.zone_fractions:
+        return motion.occluded or motion.zone_fractions.get(zone, 0.0) > MOVING_FRACTION
+    return motion.blocks(zone)
 
 
 @dataclass
