@@ -160,7 +160,8 @@ class _SeatCardsEvent:
 class TakebackEvent(_SeatCardsEvent):
     """悔牌: ``cards`` of ``seat``'s play left its zone at ``t`` while the trick was still on
     the table (not swept). ``unsure`` and ``maybe`` as a play's; the game feed adds the doubt
-    the play was read with (JSON only when present)."""
+    the play was read with (JSON only when present). Cards the tracker never saw a hand lift
+    (still missing at the sweep, or read as another card) are all unsure, at confidence 0."""
 
     type: ClassVar[str] = "takeback"
 
