@@ -439,6 +439,7 @@ class _Auditor:
         # plays[t][seat] for complete or partial tricks, t 0-based
         self.by_seat: list[dict[str, tuple[str, ...]]] = []
         self.lead_seats: list[str] = []  # per trick, the seat whose cards the others followed
+        self.lead_reads_of: dict[int, list[ReadsNeeded]] = {}  # lead_reads, set by walk_tricks
         self.t0 = hand_start(record)  # proofs give seconds into the hand, not the record's clock
         self.timed_play_seen = False  # before the first timed play the clock runs from the burial
         self.ended = False  # a false declaration ended the hand before its play counted
@@ -491,10 +492,21 @@ class _Auditor:
 
     def who_won(self, number: int) -> list[ReadsNeeded]:
         """The card reads that decided trick ``number``'s winner (the next trick's leader):
-        every card of it (none before trick 1: the declarer leads it)."""
+        every card of it, and those that made its lead the play it is (none before trick 1:
+        the declarer leads it)."""
         if number < 1:
             return []
-        return [(number, pl.seat, pl.cards) for pl in self.record.tricks[number - 1]]
+        reads = [(number, pl.seat, pl.cards) for pl in self.record.tricks[number - 1]]
+        return reads + self.lead_reads(number)
+
+    def lead_reads(self, number: int) -> list[ReadsNeeded]:
+        """The card reads that make trick ``number``'s lead the play the others followed.
+
+        When the rightful leader by the reads started the trick, the table's own order agrees
+        with them: none. When another seat played before it, which play was the lead rests on
+        who won the trick before, so on every read that decided that (a misread there moves
+        the lead, and with it each follow, throw and count judged against it)."""
+        return self.lead_reads_of.get(number, [])
 
     # ----- pass 1: order, time, counts, winners --------------------------------------------
     def walk_tricks(self) -> None:
@@ -539,6 +551,9 @@ class _Auditor:
                 )
                 continue
             self.lead_seats.append(lead_play.seat)
+            if lead_play is not plays[0]:
+                self.lead_reads_of[number] = self.who_won(number - 1)
+            lead_reads = self.lead_reads(number)
             rot = self.rings[lead_play.seat]
             ordered = sorted(plays, key=lambda pl: rot.index(pl.seat))
             lead = read_lead(self.order, lead_play.cards)
@@ -556,7 +571,7 @@ class _Auditor:
                         "seat": lead_play.seat,
                         "cards": list(lead.cards),
                     },
-                    rests_on=[(number, lead_play.seat, lead_play.cards)],
+                    rests_on=[(number, lead_play.seat, lead_play.cards), *lead_reads],
                 )
             self.check_counts(number, lead_play, lead.size, ordered)
             is_last = number == len(self.record.tricks)
@@ -620,7 +635,11 @@ class _Auditor:
                     "lead_seat": lead_play.seat,
                     "lead_count": lead_size,
                 },
-                rests_on=[(number, pl.seat, pl.cards)],  # a fan read unsurely: count in doubt
+                # a fan read unsurely: count in doubt; a count judged by the lead's, its lead too
+                rests_on=[
+                    (number, pl.seat, pl.cards),
+                    *(self.lead_reads(number) if by == "lead" else ()),
+                ],
             )
 
     def hand_count_penalty(self, cards_off: int) -> int:
@@ -743,6 +762,7 @@ class _Auditor:
         lead_seat = self.lead_seat(t)
         rests_on: list[ReadsNeeded] = [
             (number, lead_seat, trick.lead.cards),
+            *self.lead_reads(number),
             (number, seat, cards),
         ]
         if self.record.hands is None:
@@ -855,7 +875,7 @@ class _Auditor:
             penalty,
             proof,
             found,
-            [(number, thrower, lead.cards), *rests_on],
+            [(number, thrower, lead.cards), *self.lead_reads(number), *rests_on],
         )
 
     def proving_plays(
