@@ -27,7 +27,7 @@ import json
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -56,6 +56,9 @@ REFEREE_KINDS: tuple[str, ...] = (
     "next_match",
 )
 KINDS: tuple[str, ...] = CAMERA_KINDS + SYSTEM_KINDS + REFEREE_KINDS
+
+CLOSE_WAIT_S = 5.0
+"""How long :meth:`EventStore.close` waits for queries in flight on other threads."""
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (
@@ -148,6 +151,7 @@ class EventStore:
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)
         self._local = threading.local()
+        self._reading = 0  # queries running on the readers' connections
         self._readers: list[sqlite3.Connection] = []
         self._closed = False
         try:
@@ -177,8 +181,6 @@ class EventStore:
         return db
 
     def _reader(self) -> sqlite3.Connection:
-        if self._closed:
-            raise StoreError(f"the event log {self.path} is closed")
         db: sqlite3.Connection | None = getattr(self._local, "db", None)
         if db is None:
             db = self._connect()
@@ -186,6 +188,21 @@ class EventStore:
             with self._lock:
                 self._readers.append(db)
         return db
+
+    @contextlib.contextmanager
+    def _reading_connection(self) -> Iterator[sqlite3.Connection]:
+        """This thread's reader, counted while in use: closing a connection another thread is
+        querying crashes the process, so :meth:`close` waits for the count to reach 0."""
+        with self._changed:
+            if self._closed:
+                raise StoreError(f"the event log {self.path} is closed")
+            self._reading += 1
+        try:
+            yield self._reader()
+        finally:
+            with self._changed:
+                self._reading -= 1
+                self._changed.notify_all()
 
     # ----- writing ---------------------------------------------------------------------
     def append(self, kind: str, data: Mapping[str, Any], actor: str | None = None) -> int:
@@ -275,7 +292,8 @@ class EventStore:
         if limit is not None:
             sql += " LIMIT ?"
             args = (since, limit)
-        rows = self._reader().execute(sql, args).fetchall()
+        with self._reading_connection() as db:
+            rows = db.execute(sql, args).fetchall()
         return [StoredEvent(int(s), float(t), str(k), a, json.loads(d)) for s, t, k, a, d in rows]
 
     def wait(self, after: int, timeout: float) -> int:
@@ -301,6 +319,7 @@ class EventStore:
                 return
             self._closed = True
             self._changed.notify_all()
+            self._changed.wait_for(lambda: self._reading == 0, timeout=CLOSE_WAIT_S)
             readers, self._readers = self._readers, []
         for db in readers:
             with contextlib.suppress(sqlite3.ProgrammingError):  # a thread still using it
