@@ -77,6 +77,9 @@ besides :data:`KINDS`, which it finds in the plays."""
 CARD_POINTS: dict[str, int] = {c: points_of(c) for c in ALL_IDENTITIES}
 
 ReadsNeeded = tuple[int, str, Collection[str]]
+NO_PLAY_SEEN: tuple[str, ...] = ("<no play seen>",)
+"""The cards of a :data:`ReadsNeeded` that rests on a seat's play missing from a trick the
+others played (a camera that saw no play there): in doubt, as cards seen but never read are."""
 """(trick, seat, cards of that seat's play there) that an infraction's proof rests on."""
 
 
@@ -479,7 +482,9 @@ class _Auditor:
                     if c in cards
                 )
                 continue
-            if seat in self.record.unread.get(number, ()):
+            if seat in self.record.unread.get(number, ()) or (
+                cards is NO_PLAY_SEEN and self.missing_play(number, seat)
+            ):
                 out[UnsureRead(number, seat, None)] = None
             for play in self.record.tricks[number - 1]:
                 if play.seat == seat:
@@ -496,8 +501,18 @@ class _Auditor:
         the declarer leads it)."""
         if number < 1:
             return []
-        reads = [(number, pl.seat, pl.cards) for pl in self.record.tricks[number - 1]]
-        return reads + self.lead_reads(number)
+        reads: list[ReadsNeeded] = [
+            (number, pl.seat, pl.cards) for pl in self.record.tricks[number - 1]
+        ]
+        unseen = [(number, s, NO_PLAY_SEEN) for s in SEATS if self.missing_play(number, s)]
+        return reads + unseen + self.lead_reads(number)
+
+    def missing_play(self, number: int, seat: str) -> bool:
+        """Whether trick ``number`` went on without a play of ``seat`` (a later trick was
+        played, so this one was collected): who won it, and whether a seat played after it,
+        then rest on a play nobody saw."""
+        plays = self.record.tricks[number - 1]
+        return number < len(self.record.tricks) and all(pl.seat != seat for pl in plays)
 
     def lead_reads(self, number: int) -> list[ReadsNeeded]:
         """The card reads that make trick ``number``'s lead the play the others followed.
@@ -539,7 +554,10 @@ class _Auditor:
                             "leader": leader,
                             "order": list(p.seats_in_play_order(leader)),
                         },
-                        rests_on=self.who_won(number - 1),
+                        rests_on=[
+                            *self.who_won(number - 1),
+                            (number, upstream, NO_PLAY_SEEN),  # its play, if never seen
+                        ],
                     )
                 seen.add(play.seat)
                 prev_t = self.check_play_time(number, play, prev_t)
