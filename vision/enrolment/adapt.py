@@ -13,8 +13,9 @@ to retrain it). :func:`adapt_deck`:
    (:func:`vision.synth.scenes.synthesize`, ``split="test"``, another seed). Each part is made
    once: its recipe (counts, sizes, seed, a digest of the deck's faces) is written beside it when
    it is complete, and a later run with the same recipe reuses it.
-2. **Training**: the classifier continues from ``models/baseline/classifier_c.pt`` at lr0
-   :data:`LR0` on the CPU for ``M`` minutes (:func:`vision.training.train.train_classifier`,
+2. **Training**: the classifier continues from the bundled classifier's weights
+   (``models/baseline/classifier_d.pt``) at lr0 :data:`LR0` on the CPU for ``M`` minutes
+   (:func:`vision.training.train.train_classifier`,
    ``hours=M/60``; ultralytics' progress bars). The run lives in ``.adapt/run/classifier``; the
    same command again *continues* an interrupted run from its last epoch (with the same
    wall-clock budget again), and reuses a finished one; another recipe starts a new run.
@@ -63,7 +64,7 @@ from vision.enrolment.deck_model import (
 from vision.synth.decks import DeckInfo
 from vision.training.train import DEFAULT_MODEL_PATH, REPO_ROOT, TrainError
 
-BASELINE_CLASSIFIER = REPO_ROOT / "models" / "baseline" / "classifier_c.pt"
+BASELINE_CLASSIFIER = REPO_ROOT / "models" / "baseline" / "classifier_d.pt"
 LR0 = 0.0003
 """The fine-tuning rate (the model card's classifier rounds continued from the baseline at it)."""
 DECK_WEIGHT = 3
