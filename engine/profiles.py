@@ -342,7 +342,10 @@ KNOB_DOCS.update(
         "below 0 have its 大光 jump. 0 where a text is silent: listed for the referee.",
         "false_declare_ends_hand": "A false declaration ends the hand when found (B 「發現時即結束"
         "此盤比賽」, HF 「本盤牌不打」): its tricks do not count and it is settled on the penalties "
-        "alone, as a hand whose defenders took no points.",
+        "alone, as a hand whose defenders took no points. Reading: a defender's false "
+        "declaration leaves the defenders at 0 points taken, which is 大光 for the declarers "
+        "(B 「台下方得0分（俗稱「大光」），莊家公升9級」 001 L7: +9), but a hand not played wins "
+        "no first-hand game (HF: 2.4's jump, see shutout_first_hand_wins).",
         "illegal_chao_is_false_declaration": "A 炒 the rules do not allow (a single, a re-used "
         "pair, out of turn) is punished as a false declaration (HF 「不具備炒底資格而假炒底的」, "
         "read as every 炒 its seat had no right to). Otherwise it is listed with 0 points and "
