@@ -187,13 +187,13 @@ class PlayTracker:
         for name, zone in self._zones.items():
             seen = multiset(seat_cards.get(name, ()))
             blocked = motion.blocks(name)
-            if name in self.seats and _hand_in(motion, name):
+            hand = _hand_in(motion, name)
+            if name in self.seats and hand:
                 zone.touched = True
             accepted = self._step(zone, seen, t, frame_ref, blocked)
             if accepted is not None:
                 events += self._accept(name, zone, accepted, t, frame_ref)
-            still = not blocked and not _hand_in(motion, name)
-            if name in self.seats and still and not _sub(zone.played, seen):
+            if name in self.seats and not blocked and not hand and not _sub(zone.played, seen):
                 zone.touched = False  # the whole play in view, no hand over it
         lifting = [s for s in self.seats if self._zones[s].lifted]
         self._sweeping = self._sweeping or len(lifting) > 1
