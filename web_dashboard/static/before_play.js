@@ -4,7 +4,7 @@
 // arrives as a `count` with `hidden: true`.
 
 import { cardRow, trumpBadge } from "./cards.js";
-import { lang, t } from "./i18n.js";
+import { labelled, lang, t } from "./i18n.js";
 
 const SHOWN = new Set(["declare", "chao"]);
 
@@ -81,7 +81,7 @@ export function drawNode(draw) {
   const parts = [];
   if (draw.first) parts.push(t("bp.drawFirst", { seat: t(`seat.${draw.first}`) }));
   if (draw.direction) parts.push(t(`bp.dir.${draw.direction}`));
-  span.textContent = `${t("bp.draw")}${lang() === "en" ? ": " : "："}${parts.join(" · ")}`;
+  span.textContent = labelled("bp.draw", parts.join(" · "));
   return span;
 }
 

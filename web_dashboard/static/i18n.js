@@ -837,6 +837,11 @@ export function t(key, vars = {}) {
   return text.replace(/\{(\w+)\}/g, (_, name) => (name in vars ? String(vars[name]) : `{${name}}`));
 }
 
+/** "label：text" (": " in English) with the label `key` in the page language. */
+export function labelled(key, text = "") {
+  return `${t(key)}${current === "en" ? ": " : "："}${text}`;
+}
+
 /** Fill every [data-i18n] element's text and [data-i18n-attr="attr:key;…"] attributes. */
 export function applyStatic(root = document) {
   document.documentElement.lang = current === "en" ? "en" : "zh-CN";

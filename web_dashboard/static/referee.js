@@ -4,7 +4,7 @@
 
 import { drawNode, eventNode, outcomeNodes } from "./before_play.js";
 import { cardRow, cardShort, parseCardList, trumpBadge } from "./cards.js";
-import { initLang, lang, onLangChange, t } from "./i18n.js";
+import { initLang, labelled, lang, onLangChange, t } from "./i18n.js";
 import { apiPath, subscribe } from "./live.js";
 import { penaltiesToDefenders } from "./score.js";
 
@@ -572,7 +572,7 @@ function renderBeforePlay() {
     clear(drawLine);
     const draw = drawNode(st.hand && st.hand.draw);
     if (draw) drawLine.appendChild(draw);
-    else drawLine.append(`${t("bp.draw")}${lang() === "en" ? ": " : "："}${t("bp.drawNotEntered")}`);
+    else drawLine.append(labelled("bp.draw", t("bp.drawNotEntered")));
     drawLine.classList.toggle("muted", !draw);
   }
   if (!Array.isArray(events)) {

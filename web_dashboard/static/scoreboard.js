@@ -3,7 +3,7 @@
 
 import { bids, drawNode, eventNode, outcomeNodes } from "./before_play.js";
 import { cardRow, trumpBadge } from "./cards.js";
-import { initLang, lang, onLangChange, t } from "./i18n.js";
+import { initLang, labelled, lang, onLangChange, t } from "./i18n.js";
 import { serverNow, subscribe } from "./live.js";
 import { isConfirmed, isOpen, penaltiesToDefenders, stepText } from "./score.js";
 
@@ -124,7 +124,7 @@ function renderPoints(st) {
     clear(kitty);
     if (k) {
       const label = document.createElement("span");
-      label.textContent = `${t("kitty")}${lang() === "en" ? ": " : "："}`;
+      label.textContent = labelled("kitty");
       kitty.appendChild(label);
       if (k.cards && k.cards.length) kitty.appendChild(cardRow(k.cards, { size: "sm", lang: lang() }));
       else kitty.append(t("kitty.unknown"));
@@ -174,7 +174,7 @@ function renderTrick(st) {
         steps.length && steps.every((x) => x !== null)
           ? steps.join(t("step.sep"))
           : lines.map((l) => pickLang(String(l))).join(t("step.sep"));
-      res.textContent = `${t("result")}${lang() === "en" ? ": " : "："}${text || JSON.stringify(r)}`;
+      res.textContent = labelled("result", text || JSON.stringify(r));
     }
   }
   renderClocks();
