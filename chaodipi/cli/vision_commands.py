@@ -302,6 +302,14 @@ def add_crops_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser
         help="card-sized 'none' crops per scene, and per phantom scene (court art, packaging "
         "pictures: what a localiser boxes whole; default 0)",
     )
+    p.add_argument(
+        "--face-crops",
+        type=int,
+        default=0,
+        metavar="K",
+        help="crops of up to K cards' visible faces per scene (a lone card, a fan's strip), "
+        "jokers first: a joker's labelled a joker, any other card's 'none' (default 0)",
+    )
     _add_jokers_argument(p)
     p.set_defaults(func=run_crops)
     return p
@@ -325,6 +333,7 @@ def run_crops(args: argparse.Namespace) -> int:
         joker_share=args.jokers,
         square_bowls=args.square_bowls,
         picture_negatives=args.picture_negatives,
+        face_crops=args.face_crops,
     )
     if args.phantom_scenes:
         from vision.synth.crop_data import synthesize_phantom_crops

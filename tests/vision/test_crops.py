@@ -204,3 +204,16 @@ def test_picture_crops_are_card_sized_none_crops_never_centred_on_a_whole_joker(
         and abs((b[1] + b[3]) / 2 - 180) < 0.35 * (b[3] - b[1])
     ]
     assert boxes and not centred_on_joker
+
+
+def test_face_crops_read_a_jokers_face_as_that_joker_and_any_other_cards_as_none() -> None:
+    rng = np.random.default_rng(4)
+    faces = [
+        ("7C", (10.0, 10.0, 40.0, 130.0)),  # the strip a fan leaves of a 7C
+        ("SJ", (40.0, 10.0, 70.0, 130.0)),
+        ("KD", (200.0, 50.0, 290.0, 180.0)),  # a king lying alone
+    ]
+    labels = [label for label, _ in scene_crops(rng, _marked_image(), [], 0, 0, 0, faces, 2)]
+    assert sorted(labels) == ["SJ", NONE_CLASS]  # the joker always, then others up to the count
+    every = [label for label, _ in scene_crops(rng, _marked_image(), [], 0, 0, 0, faces, 5)]
+    assert sorted(every) == ["SJ", NONE_CLASS, NONE_CLASS]

@@ -176,3 +176,21 @@ def test_procedural_jokers_carry_every_corner_mark_in_the_big_and_small_jokers_c
         small_ink = (small.max(axis=1) < 100).mean()
         assert big_chroma > 120, "the big joker's mark is in colour"
         assert small_ink > 0.02, "the small joker's mark is dark ink"
+
+
+def test_a_scene_lists_its_cards_visible_faces_a_fans_strips_included() -> None:
+    """What the table's whole-card and fan-strip readers look at: each face's visible part,
+    most of the card's height long, inside the image."""
+    strips = seen = 0
+    for i in range(6):
+        faces: list[tuple[str, tuple[float, float, float, float]]] = []
+        render_scene(np.random.default_rng(i), ["byron_knoll"], IMGSZ, 0, 0.0, faces_seen=faces)
+        seen += len(faces)
+        for identity, (x0, y0, x1, y1) in faces:
+            assert identity in CLASS_NAMES
+            assert 0 <= x0 < x1 <= IMGSZ and 0 <= y0 < y1 <= IMGSZ
+            strips += min(x1 - x0, y1 - y0) < 0.5 * max(x1 - x0, y1 - y0)
+    assert seen and strips  # fans leave strips of the cards under the top one
+    a, _ = render_scene(np.random.default_rng(2), ["byron_knoll"], IMGSZ, 0)
+    b, _ = render_scene(np.random.default_rng(2), ["byron_knoll"], IMGSZ, 0, faces_seen=[])
+    assert (a == b).all()  # asking for the faces changes no pixel

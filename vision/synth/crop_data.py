@@ -62,10 +62,15 @@ def scene_crops(
     jitters: int = 2,
     negatives: int = 3,
     pictures: int = 0,
+    faces: Sequence[tuple[str, Box]] = (),
+    face_crops: int = 0,
 ) -> Iterator[tuple[str, np.ndarray]]:
     """Labelled crops of one scene: ``jitters`` per labelled box, ``negatives`` ``none`` crops
-    at an index's size and ``pictures`` ``none`` crops at a card's size
-    (:func:`picture_boxes`)."""
+    at an index's size, ``pictures`` ``none`` crops at a card's size (:func:`picture_boxes`)
+    and up to ``face_crops`` of the cards' visible faces (``faces``: a lone card, a fan's
+    strip; :func:`vision.synth.scenes.visible_faces`), jokers as jokers and every other card
+    as ``none`` — what the table's whole-card and fan-strip readers ask: a joker, or no
+    card to read whole."""
     gts: list[Box] = [(x0, y0, x1, y1) for _, x0, y0, x1, y1 in boxes]
     for cls, x0, y0, x1, y1 in boxes:
         for _ in range(jitters):
@@ -94,6 +99,12 @@ def scene_crops(
     jokers = [(x0, y0, x1, y1) for c, x0, y0, x1, y1 in boxes if CLASS_NAMES[c] in JOKERS]
     for box in picture_boxes(rng, (w, h), sides, jokers, pictures):
         yield NONE_CLASS, blur_down(rng, crop(image, box, angle=float(rng.uniform(-8, 8))))
+    # Every joker's face (they are few), then other cards' up to the count.
+    order = sorted(rng.permutation(len(faces)), key=lambda k: faces[int(k)][0] not in JOKERS)
+    for k in order[:face_crops]:
+        identity, box = faces[int(k)]
+        label = identity if identity in JOKERS else NONE_CLASS
+        yield label, blur_down(rng, _jittered_crop(rng, image, box))
 
 
 def picture_boxes(
@@ -123,23 +134,34 @@ def picture_boxes(
 
 
 def _render_chunk(
-    args: tuple[int, int, int, Sequence[str], Sequence[int], Path, str, int, float, float, int],
+    args: tuple[
+        int, int, int, Sequence[str], Sequence[int], Path, str, int, float, float, int, int
+    ],
 ) -> int:
-    start, stop, seed, designs, sizes, out, split, text_negatives, joker_share, square, pictures = (
-        args
-    )
+    start, stop, seed, designs, sizes, out, split, text_negatives, joker_share, square = args[:10]
+    pictures, face_crops = args[10:]
     from vision.synth.scenes import render_scene
 
     written = 0
     for i in range(start, stop):
         rng = np.random.default_rng(seed * 1_000_003 + i)
         imgsz = int(rng.choice(list(sizes)))
+        faces: list[tuple[str, Box]] = []
         image_rgb, boxes = render_scene(
-            rng, designs, imgsz, seed, joker_share=joker_share, square_bowls=square
+            rng,
+            designs,
+            imgsz,
+            seed,
+            joker_share=joker_share,
+            square_bowls=square,
+            faces_seen=faces if face_crops else None,
         )
         image = cv2.cvtColor(image_rgb, cv2.COLOR_RGB2BGR)
         image = jpeg_artefacts(rng, image)
-        for k, (label, patch) in enumerate(scene_crops(rng, image, boxes, pictures=pictures)):
+        crops = scene_crops(
+            rng, image, boxes, pictures=pictures, faces=faces, face_crops=face_crops
+        )
+        for k, (label, patch) in enumerate(crops):
             folder = out / split / label
             folder.mkdir(parents=True, exist_ok=True)
             cv2.imwrite(str(folder / f"{i:06d}_{k}.png"), patch)
@@ -163,11 +185,13 @@ def synthesize_crops(
     joker_share: float = 0.0,
     square_bowls: float = 0.0,
     picture_negatives: int = 0,
+    face_crops: int = 0,
 ) -> int:
     """Render ``n_scenes`` synthetic scenes and write their crops to ``out/<split>/<class>/``,
     plus ``text_negatives`` printed-text ``none`` crops a scene
-    (:mod:`vision.synth.text_negatives`) and ``picture_negatives`` card-sized ones
-    (:func:`picture_boxes`);
+    (:mod:`vision.synth.text_negatives`), ``picture_negatives`` card-sized ones
+    (:func:`picture_boxes`) and up to ``face_crops`` of the cards' visible faces (a joker's
+    labelled a joker, any other card's ``none``: :func:`scene_crops`);
     ``joker_share`` of the card groups get jokers mixed in, ``square_bowls`` of the stroke
     fonts square their bowls (:func:`vision.synth.scenes.render_scene`).
 
@@ -195,6 +219,7 @@ def synthesize_crops(
             joker_share,
             square_bowls,
             picture_negatives,
+            face_crops,
         )
         for s in range(0, n_scenes, chunk)
     ]

@@ -37,12 +37,14 @@ import cv2
 import numpy as np
 
 from vision.classes import CLASS_ID, CLASS_NAMES, JOKERS
+from vision.crops import Box
 from vision.synth.decks import load_deck
 from vision.synth.faces import FACE_H, PROCEDURAL, CardFace, check_design, load_art_face, rect_quad
 from vision.synth.procedural import ProceduralStyle, make_back, random_style, render_procedural
 
 MIN_VISIBLE = 0.6
 MIN_VISIBLE_FACE = 0.2
+FACE_EXTENT = 0.6  # a face's visible part this share of its long side: a strip, or more
 MIN_BOX_PX = 4.0
 N_STYLES = 48
 """Procedural deck styles per dataset (faces are cached per style and identity)."""
@@ -537,8 +539,13 @@ def render_scene(
     small_share: float = SMALL_SHARE,
     joker_share: float = JOKER_SHARE,
     square_bowls: float = SQUARE_BOWLS,
+    faces_seen: list[tuple[str, Box]] | None = None,
 ) -> tuple[np.ndarray, list[tuple[int, float, float, float, float]]]:
     """One scene: an ``imgsz`` RGB uint8 image and its boxes ``(cls, x0, y0, x1, y1)`` in px.
+
+    ``faces_seen``, when given, receives every face card's visible part not labelled whole
+    (identity, box; :func:`visible_faces`): what a localiser draws when it boxes a card whole
+    or a fan's strip of one.
 
     Card heights are 15–25 % of the side in ``small_share`` of the scenes (the table camera's
     scale: a card is ≈ 56 px tall in the localiser's 512 px view of the 800 px decision frame,
@@ -602,6 +609,8 @@ def render_scene(
     out = cv2.resize(out, (imgsz, imgsz), interpolation=cv2.INTER_AREA)
     out = photometric(rng, out)
     boxes = list(_labels(placed, idmap, hom, size, imgsz))
+    if faces_seen is not None:
+        faces_seen.extend(visible_faces(placed, idmap, hom, size, imgsz))
     return out, boxes
 
 
@@ -619,35 +628,76 @@ def _labels(
         if face.whole_face:
             quads, need = (rect_quad(0, 0, fw, fh),), MIN_VISIBLE_FACE
         for q in quads:
-            cq = cv2.transform(q[None], p.matrix)[0]
-            x0, y0 = np.floor(cq.min(0)).astype(int)
-            x1, y1 = np.ceil(cq.max(0)).astype(int) + 1
-            if x1 - x0 < 2 or y1 - y0 < 2:
-                continue
-            qmask = np.zeros((y1 - y0, x1 - x0), np.uint8)
-            cv2.fillConvexPoly(qmask, (cq - (x0, y0)).round().astype(np.int32), 1)
-            total = int(qmask.sum())
-            if total == 0:
-                continue
-            cx0, cy0, cx1, cy1 = max(0, x0), max(0, y0), min(size, x1), min(size, y1)
-            if cx0 >= cx1 or cy0 >= cy1:
-                continue
-            sub = qmask[cy0 - y0 : cy1 - y0, cx0 - x0 : cx1 - x0]
-            vis = (sub > 0) & (idmap[cy0:cy1, cx0:cx1] == i + 1)
-            ys, xs = np.nonzero(vis)
-            if len(xs) < need * total:
-                continue
-            pts = np.stack([xs + cx0 + 0.5, ys + cy0 + 0.5], 1).astype(np.float32)
-            pts = cv2.perspectiveTransform(pts[None], hom)[0] / 2.0
-            inside = (pts[:, 0] >= 0) & (pts[:, 0] < imgsz) & (pts[:, 1] >= 0) & (pts[:, 1] < imgsz)
-            if inside.sum() < need * total:
-                continue
-            pts = pts[inside]
-            bx0, by0 = np.clip(pts.min(0) - 0.5, 0, imgsz)
-            bx1, by1 = np.clip(pts.max(0) + 0.5, 0, imgsz)
-            if bx1 - bx0 < MIN_BOX_PX or by1 - by0 < MIN_BOX_PX:
-                continue
-            yield CLASS_ID[face.identity], float(bx0), float(by0), float(bx1), float(by1)
+            box = _visible_box(p.matrix, q, i + 1, need, idmap, hom, size, imgsz)
+            if box is not None:
+                yield (CLASS_ID[face.identity], *box)
+
+
+def visible_faces(
+    placed: Sequence[Placed], idmap: np.ndarray, hom: np.ndarray, size: int, imgsz: int
+) -> Iterable[tuple[str, Box]]:
+    """The visible part (at least :data:`MIN_VISIBLE_FACE` of it) of every face card not
+    labelled whole: a card lying alone, or the strip a fan leaves of it — what the table's
+    whole-card and fan-strip readers show the classifier (a joker there is still a joker,
+    any other card is no corner index)."""
+    for i, p in enumerate(placed):
+        if p.face is None or p.face.whole_face:
+            continue
+        fh, fw = p.face.image.shape[:2]
+        quad = rect_quad(0, 0, fw, fh)
+        box = _visible_box(p.matrix, quad, i + 1, MIN_VISIBLE_FACE, idmap, hom, size, imgsz)
+        if box is None:
+            continue
+        # Its long side must be most of the card's (a strip runs the card's height): a corner
+        # left showing is the index's business, not a picture's.
+        whole = cv2.perspectiveTransform(cv2.transform(quad[None], p.matrix), hom)[0] / 2.0
+        extent = whole.max(axis=0) - whole.min(axis=0)
+        if max(box[2] - box[0], box[3] - box[1]) >= FACE_EXTENT * float(extent.max()):
+            yield p.face.identity, box
+
+
+def _visible_box(
+    matrix: np.ndarray,
+    quad: np.ndarray,
+    card_id: int,
+    need: float,
+    idmap: np.ndarray,
+    hom: np.ndarray,
+    size: int,
+    imgsz: int,
+) -> Box | None:
+    """The output-image box of the part of ``quad`` (face pixels) that shows on card
+    ``card_id`` of the id map, or ``None`` when less than ``need`` of it shows or the box is
+    under :data:`MIN_BOX_PX`."""
+    cq = cv2.transform(quad[None], matrix)[0]
+    x0, y0 = np.floor(cq.min(0)).astype(int)
+    x1, y1 = np.ceil(cq.max(0)).astype(int) + 1
+    if x1 - x0 < 2 or y1 - y0 < 2:
+        return None
+    qmask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.fillConvexPoly(qmask, (cq - (x0, y0)).round().astype(np.int32), 1)
+    total = int(qmask.sum())
+    if total == 0:
+        return None
+    cx0, cy0, cx1, cy1 = max(0, x0), max(0, y0), min(size, x1), min(size, y1)
+    if cx0 >= cx1 or cy0 >= cy1:
+        return None
+    sub = qmask[cy0 - y0 : cy1 - y0, cx0 - x0 : cx1 - x0]
+    vis = (sub > 0) & (idmap[cy0:cy1, cx0:cx1] == card_id)
+    ys, xs = np.nonzero(vis)
+    if len(xs) < need * total:
+        return None
+    pts = np.stack([xs + cx0 + 0.5, ys + cy0 + 0.5], 1).astype(np.float32)
+    pts = cv2.perspectiveTransform(pts[None], hom)[0] / 2.0
+    inside = (pts[:, 0] >= 0) & (pts[:, 0] < imgsz) & (pts[:, 1] >= 0) & (pts[:, 1] < imgsz)
+    if inside.sum() < need * total:
+        return None
+    pts = pts[inside]
+    bx0, by0 = np.clip(pts.min(0) - 0.5, 0, imgsz)
+    bx1, by1 = np.clip(pts.max(0) + 0.5, 0, imgsz)
+    if bx1 - bx0 < MIN_BOX_PX or by1 - by0 < MIN_BOX_PX:
+        return None
+    return float(bx0), float(by0), float(bx1), float(by1)
 
 
 # --------------------------------------------------------------------------- dataset files
