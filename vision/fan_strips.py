@@ -4,7 +4,7 @@ In a fanned play every card but the top one shows only a strip along its left ed
 player sees it), and on an index card that strip holds the corner index the localiser boxes.
 A picture joker (many decks print no index on their jokers) shows a strip of picture that no
 localiser trained on indices boxes, and the play is read a card short. This module owns finding
-such strips and reading them, by geometry and colour, not by any one deck's look:
+such strips, by geometry and the paper's brightness, and asking the classifier what each shows:
 
 * the fan is a blob of card paper on the zone (brighter than the zone's empty look, its edges
   sharpened on the view, holes filled); its rotated bounding box has one side a card's height
@@ -22,19 +22,16 @@ such strips and reading them, by geometry and colour, not by any one deck's look
   on (steps vary, and the card on the left's picture reaches to the edge it is cut at).
   Between read cards a gap shows only a card's width past a left
   index: nearer, it is that card's own face as likely as a card missed (a wider fan step);
-* a missed strip is a joker only when it looks like one. One holding a box the localiser was
-  sure of (an index read unsurely: ``CardDetector.detect(unread=...)``) is an index card and is
-  left unread rather than guessed. By the convention of the decks these tournaments use (the
-  issue's "BJ coloured, SJ black"), a strip with colour on its paper is the big joker —
-  saturated colour (``COLOURED``), or a hue off the paper's (``TINTED``: the thin blue ring of a
-  bell, all a BJ under a 7C showed, keeps its hue at 10 px a cm but not its saturation) —, one
-  with only line work (``INKED``, thin: ``MAX_SOLID_INK``; solid black pips and
-  index glyphs of a card whose index went unseen, under a hand, are not; less of it,
-  ``FAINT_INKED``, only with no hint of colour, ``COLOURLESS``) the small one — a
-  straight line across most of the strip is not line work but the edge and shadow of the card
-  lying on it, turned a little against the fan (:func:`_card_edges`); a
-  blank strip is no joker, and one mostly colour or grey (``MOSTLY_MARKED``: no face's
-  paper) is no card at all;
+* a missed strip is a joker only when the classifier reads it as one. One holding a box the
+  localiser was sure of (an index read unsurely: ``CardDetector.detect(unread=...)``) is an
+  index card and is left unread rather than guessed; one mostly colour or grey
+  (``MOSTLY_MARKED``: no face's paper — a back, a sleeve) is no card at all; every other strip
+  is cut from the camera frame like an index (its box, :mod:`vision.crops`) and read by the
+  classifier, which was trained on the visible faces of fanned cards — a joker's strip labelled
+  that joker, any other card's ``none`` (``chaodipi vision crops --face-crops``). A strip read
+  ``BJ`` or ``SJ`` at ``STRIP_JOKER_CONF`` or more is that joker. Nothing here keys on a
+  design's colours or drawing: the deck's jokers are whatever the classifier learned jokers
+  look like;
 * a strip of card face that is no joker (blank, or an index the classifier could not read) is
   still a card no read names: :func:`hidden_jokers` counts them (``StripReads.unnamed``),
   and the zone reader then doubts the cards read on that zone, so a short play rests on a card
@@ -49,7 +46,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -67,45 +64,23 @@ WHOLE_CARD_CM = 3.0  # a box this wide both ways is a card boxed whole, not an i
 WHOLE_JOKER_CM = 5.0  # … and a joker's, not a part of its picture (a collar 3.3 cm wide)
 DEFAULT_STEP_CM = 1.55
 STEP_RANGE_CM = (0.8, 4.0)  # read cards' left edges this far apart are fan neighbours
-EDGE_CM = 0.25  # paper eroded before looking at colour: a card's edge and shadow are grey
-COLOURED = 0.012  # share of a strip's paper in saturated colour: the big joker …
-TINTED = 0.012  # … or tinted (Lab chroma off the paper's): a thin coloured line keeps its hue
-TINT_CHROMA = 10  # at 10 px a cm but not its saturation (the BJ's blue bell ring under a 7C)
-TINT_MIN_VALUE = 60  # not the dark core of black ink, whose fringes may carry chroma
+EDGE_CM = 0.25  # paper eroded before looking at a strip: a card's edge and shadow are grey
 STRIP_INSET_CM = 0.15  # a strip is looked at this far in from its ends …
 CUT_INSET_CM = 0.6  # … and from its left end where a gap of several strips was cut
-INKED = 0.02  # share in line work (no colour), INK_BELOW_WHITE under the paper: small joker …
-FAINT_INKED = 0.012  # … or a little of it (one ball of a jester's hat) on a strip without a
-COLOURLESS = 0.002  # hint of colour (a big joker's strip of faint colour shows ink too)
-INK_BELOW_WHITE = 20  # grey levels: a line drawing at 10 px a cm is thin and light
-MAX_SOLID_INK = 0.1  # line work is thin (its ink gone in a 3 × 3 erosion); pips are solid
+INK_BELOW_WHITE = 20  # grey levels under the paper's white that are ink
 MOSTLY_MARKED = 0.5  # more colour or ink than this is no face's paper (a back, a sleeve)
-EDGE_LINE = 0.3  # a straight line of ink this share of a strip's breadth is a card's edge
+STRIP_JOKER_CONF = 0.5  # a strip read as a joker this surely is that joker
 STRIP_CONFIDENCE = 0.6
 
 
 @dataclass(frozen=True)
 class Strip:
-    """A stretch of a fan no card read explains: where it is (view px) and what it shows."""
+    """A stretch of a fan no card read explains: where it is (view px) and how much of its
+    paper is marked."""
 
     polygon: np.ndarray  # 4 × 2, view pixels
-    coloured: float
-    inked: float
-    solid_ink: float = 0.0  # share of the inked pixels inside a 3 × 3 block of ink
-    tinted: float = 0.0  # share whose colour lies off the paper's (``TINT_CHROMA``)
-
-    @property
-    def identity(self) -> str | None:
-        """``BJ``, ``SJ``, or ``None`` for a strip that shows neither (blank, or no paper)."""
-        if max(self.coloured, self.inked) > MOSTLY_MARKED:
-            return None
-        if self.coloured >= COLOURED or self.tinted >= TINTED:
-            return "BJ"
-        colourless = max(self.coloured, self.tinted) <= COLOURLESS
-        enough_ink = self.inked >= INKED or (self.inked >= FAINT_INKED and colourless)
-        if enough_ink and self.solid_ink <= MAX_SOLID_INK:
-            return "SJ"
-        return None
+    coloured: float  # share of its paper in saturated colour
+    inked: float  # share in ink (darker than the paper, no colour)
 
     @property
     def face(self) -> bool:
@@ -126,13 +101,18 @@ class Strip:
         )
 
 
+StripReader = Callable[[Sequence[Box]], list[tuple[str, float]]]
+"""Reads boxes of the view: each box's best identity (or ``none``) and its probability — the
+classifier's :meth:`~vision.classifier.CardClassifier.classify` on the frame the view shows."""
+
+
 class StripReads(NamedTuple):
     """What the strips of the fans on a zone show: jokers, and how many cards no one can name."""
 
     jokers: list[CardSighting]
     unnamed: int
-    """Strips of card face that show no joker (blank, or an index the classifier could not
-    read): a card lies there that no read names, so the fan's play may be short."""
+    """Strips of card face that show no joker (read as none, or an index the classifier could
+    not read): a card lies there that no read names, so the fan's play may be short."""
 
 
 def hidden_jokers(
@@ -142,20 +122,29 @@ def hidden_jokers(
     unread_indices: Sequence[Box],
     fan_right: tuple[float, float],
     px_per_cm: float,
+    read_strips: StripReader | None = None,
 ) -> StripReads:
     """The jokers fans in ``view_bgr`` show only by a strip (see the module docstring), and the
     number of strips of other cards no read names.
 
     ``paper`` marks card paper on the view (any scale; resized to the view), ``cards`` are the
     cards read there and ``unread_indices`` the boxes the localiser was sure held an index that
-    was not read surely (view pixels), ``fan_right`` the player's right in view axes."""
-    strips = unexplained_strips(paper, view_bgr, cards, fan_right, px_per_cm)
+    was not read surely (view pixels), ``fan_right`` the player's right in view axes;
+    ``read_strips`` reads the strips (without it no strip is a joker)."""
+    faces = [s for s in unexplained_strips(paper, view_bgr, cards, fan_right, px_per_cm) if s.face]
+    asked = [s for s in faces if read_strips and not s.holds_any(unread_indices)]
+    reads = read_strips([strip.box for strip in asked]) if asked and read_strips else []
     jokers = [
-        CardSighting(identity, [strip.box], STRIP_CONFIDENCE)
-        for strip in strips
-        if (identity := strip.identity) is not None and not strip.holds_any(unread_indices)
+        CardSighting(identity, [strip.box], STRIP_CONFIDENCE, runner_up=_other_joker(identity))
+        for strip, (identity, probability) in zip(asked, reads, strict=True)
+        if identity in JOKERS and probability >= STRIP_JOKER_CONF
     ]
-    return StripReads(jokers, sum(strip.face for strip in strips) - len(jokers))
+    return StripReads(jokers, len(faces) - len(jokers))
+
+
+def _other_joker(joker: str) -> str:
+    """The other joker: a strip's read tells a joker from other cards more surely than which."""
+    return next(j for j in JOKERS if j != joker)
 
 
 def unexplained_strips(
@@ -195,8 +184,7 @@ def unexplained_strips(
                 # just past a cut is most likely the card on the left's picture.
                 left_inset = min(CUT_INSET_CM, (u1 - u0) / 3) if k > 0 else inset
                 looked = _rectangle(centre, along, across, u0 + left_inset, u1 - inset, breadth)
-                strip = _strip(polygon, looked * px_per_cm, breadth * px_per_cm, inside, view_bgr)
-                strips.append(strip)
+                strips.append(_strip(polygon, looked * px_per_cm, inside, view_bgr))
     return strips
 
 
@@ -343,36 +331,15 @@ def _gaps(spans: list[tuple[float, float]], start: float, end: float) -> list[tu
     return gaps
 
 
-def _card_edges(inked: np.ndarray, breadth_px: float) -> np.ndarray:
-    """The pixels of ``inked`` on a straight line across the strip (at least ``EDGE_LINE`` of
-    its breadth, ``breadth_px``): the edge and shadow of the card lying on it,
-    which a card turned a little against the fan lays inside the strip — no face's drawing.
-    (The ink is thickened first: a thin line a few degrees off the pixel grid is a staircase
-    of short runs that would share out its votes.)"""
-    shortest = max(3, round(EDGE_LINE * breadth_px))
-    thick = cv2.dilate(inked.astype(np.uint8) * 255, np.ones((3, 3), np.uint8))
-    lines = cv2.HoughLinesP(thick, 1, np.pi / 180, shortest, None, shortest, 3)
-    edges = np.zeros(inked.shape, np.uint8)
-    for x0, y0, x1, y1 in [] if lines is None else lines.reshape(-1, 4):
-        cv2.line(edges, (int(x0), int(y0)), (int(x1), int(y1)), 255, 3)
-    return edges > 0
-
-
 def _strip(
-    polygon: np.ndarray,
-    looked: np.ndarray,
-    breadth_px: float,
-    paper: np.ndarray,
-    view_bgr: np.ndarray,
+    polygon: np.ndarray, looked: np.ndarray, paper: np.ndarray, view_bgr: np.ndarray
 ) -> Strip:
-    """The strip at ``polygon``: its share of coloured, tinted and dark-inked pixels over its
-    paper inside ``looked`` (view pixels; the strip is ``breadth_px`` across the fan). Colours
-    are converted only around ``looked`` (a view's Lab conversion costs more than all the rest)."""
+    """The strip at ``polygon``: its shares of coloured and dark-inked pixels over its paper
+    inside ``looked`` (view pixels). Colours are converted only around ``looked``."""
     height, width = paper.shape
     corners = np.round(looked).astype(np.int32)
-    # Two pixels of margin: the ink's 3 × 3 erosion sees the same neighbours as on the view.
-    x0, y0 = np.maximum(corners.min(axis=0) - 2, 0)
-    x1, y1 = np.minimum(corners.max(axis=0) + 3, (width, height))
+    x0, y0 = np.maximum(corners.min(axis=0), 0)
+    x1, y1 = np.minimum(corners.max(axis=0) + 1, (width, height))
     if x1 <= x0 or y1 <= y0:
         return Strip(polygon, 0.0, 0.0)
     region = np.zeros((y1 - y0, x1 - x0), np.uint8)
@@ -380,19 +347,10 @@ def _strip(
     on = (region > 0) & (paper[y0:y1, x0:x1] > 0)
     if not on.any():
         return Strip(polygon, 0.0, 0.0)
-    patch = view_bgr[y0:y1, x0:x1]
-    hsv = cv2.cvtColor(patch, cv2.COLOR_BGR2HSV).astype(np.int32)
+    hsv = cv2.cvtColor(view_bgr[y0:y1, x0:x1], cv2.COLOR_BGR2HSV).astype(np.int32)
     saturation, value = hsv[..., 1], hsv[..., 2]
-    chroma = cv2.cvtColor(patch, cv2.COLOR_BGR2LAB)[..., 1:].astype(np.int32) - 128
     white = float(np.percentile(value[on], 90))
     coloured = on & (saturation > 80) & (value > 60)
     inked = on & ~coloured & (value < white - INK_BELOW_WHITE)
-    inked &= ~_card_edges(inked, breadth_px)
-    ink_core = cv2.erode(inked.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
-    solid = float(ink_core.sum() / inked.sum()) if inked.any() else 0.0
-    ab = chroma[on]
-    off_paper = np.hypot(*(ab - np.median(ab, axis=0)).T) > TINT_CHROMA
-    tinted = float((off_paper & (value[on] >= TINT_MIN_VALUE)).sum())
     area = float(on.sum())
-    shares = (float(coloured.sum() / area), float(inked.sum() / area))
-    return Strip(polygon, *shares, solid, tinted / area)
+    return Strip(polygon, float(coloured.sum() / area), float(inked.sum() / area))

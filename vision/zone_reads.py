@@ -89,7 +89,7 @@ from vision.calibration import top_down_view, warp_view
 from vision.classes import JOKERS
 from vision.crops import ReadingSource
 from vision.detector import Detection
-from vision.fan_strips import STRIP_CONFIDENCE, StripReads, hidden_jokers
+from vision.fan_strips import STRIP_CONFIDENCE, StripReader, StripReads, hidden_jokers
 from vision.grouping import BoxLike, CardSighting, group_cards
 from vision.index_tracks import IndexTracks
 from vision.table_geometry import Calibration
@@ -265,17 +265,19 @@ def read_fan(
     unread: Sequence[Box],
     fan_right: tuple[float, float],
     px_per_cm: float,
+    read_strips: StripReader | None = None,
 ) -> tuple[list[CardSighting], StripReads]:
     """A seat zone's ``cards`` and what its fans' strips show
     (:func:`vision.fan_strips.hidden_jokers`). A court card read in doubt may be a part of a
     joker's picture (the strips of two BJs under a 2D, one read JD 0.6): when the fan without
     it names every strip it shows, and as more jokers than with it, that reading is taken —
-    its jokers are strip reads, in doubt, so what they prove is asked about."""
-    strips = hidden_jokers(paper, view, cards, unread, fan_right, px_per_cm)
+    its jokers are strip reads, in doubt, so what they prove is asked about. ``read_strips``
+    reads the strips (the classifier on the frame)."""
+    strips = hidden_jokers(paper, view, cards, unread, fan_right, px_per_cm, read_strips)
     pictures = [card for card in cards if picture_in_doubt(card)]
     if strips.unnamed and pictures:
         rest = [card for card in cards if not any(card is p for p in pictures)]
-        alt = hidden_jokers(paper, view, rest, unread, fan_right, px_per_cm)
+        alt = hidden_jokers(paper, view, rest, unread, fan_right, px_per_cm, read_strips)
         if not alt.unnamed and len(alt.jokers) > len(strips.jokers):
             return rest, alt
     return cards, strips
@@ -530,12 +532,22 @@ class ZoneReader:
         if name in SEATS and cards:
             with timer("zones"):
                 fan_right = right_of(name)
-                cards, strips = read_fan(paper, view, cards, unread, fan_right, self.px_per_cm)
+                read_strips = self._strip_reader(view, source)
+                cards, strips = read_fan(
+                    paper, view, cards, unread, fan_right, self.px_per_cm, read_strips
+                )
                 if strips.unnamed:
                     # A card lies under this play that no read names: the play may be short.
                     cards = [doubted(card) for card in cards]
                 cards += strips.jokers
         return cards, unexplained, outside
+
+    def _strip_reader(self, view: np.ndarray, source: ReadingSource) -> StripReader | None:
+        """The classifier reading boxes of ``view`` from the camera frame (``source``)."""
+        whole = self.whole_card_reader
+        if whole is None:
+            return None
+        return lambda boxes: whole.classify(view, boxes, source=source)
 
     def _joker_parts(
         self, paper: np.ndarray, cards: Sequence[CardSighting], in_doubt: Sequence[CardSighting]
