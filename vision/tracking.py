@@ -14,7 +14,8 @@ are skipped for acceptance (they neither count nor break a run) but may date a l
   cards disappearing and reappearing within ``takeback_s`` (a hand over them) → nothing;
 * all four seat zones empty after plays → ``trick_cleared``, naming as ``unread`` the seats that
   played nothing though their zone showed cards in at least ``min_frames`` usable frames of the
-  trick (cards that never read the same long enough: a play that was there, unread); also
+  trick (cards that never read the same long enough, or card paper no read named — the zone
+  reader's ``glimpsed``: a play that was there, unread); also
   when, once all four seats have played and three zones are empty, the fourth shows other
   cards than its play (the sweep took its play and that seat led again before its zone was
   seen empty) → ``trick_cleared``
@@ -62,7 +63,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from engine.cards import SEATS
@@ -178,8 +179,11 @@ class PlayTracker:
         seat_cards: Mapping[str, Sequence[str]],
         motion: MotionState = STILL,
         frame_ref: str = "",
+        glimpsed: Collection[str] = (),
     ) -> list[Event]:
-        """One decision frame: the identities seen in each zone (a missing zone shows nothing).
+        """One decision frame: the identities seen in each zone (a missing zone shows nothing),
+        and the zones where a card lay that no read named (``glimpsed``: a seat's play there
+        was seen, unread).
 
         Returns the events this frame completes, in order.
         """
@@ -191,6 +195,8 @@ class PlayTracker:
             if name in self.seats and hand:
                 zone.touched = True
             accepted = self._step(zone, seen, t, frame_ref, blocked)
+            if name in glimpsed and not seen and not blocked:
+                zone.shown += 1  # cards lay there, none read
             if accepted is not None:
                 events += self._accept(name, zone, accepted, t, frame_ref)
             if name in self.seats and not blocked and not hand and not _sub(zone.played, seen):

@@ -44,8 +44,10 @@ found is read whole by the classifier and kept as a joker when it reads ``BJ``/`
 ``JOKER_READ_CONF`` or more — ``LONE_JOKER_CONF`` when the localiser boxed no index-sized
 box on it at all, not even one it could not read (an index card lying alone shows two; a
 held-out BJ read whole at 0.89 had been dropped) — any other read is dropped: it is a card the
-localiser missed, better unseen than guessed; a joker read whole and a part of it the
-localiser boxed (a line-art joker's edge may lie off the paper's blob) are one joker
+localiser missed, better unseen than guessed, yet a card lies there, and while no read on the
+zone names one the zone is *glimpsed* (:attr:`ZoneReads.glimpsed`: a seat's play there was
+seen, unread, so what its absence would prove is asked about); a joker read whole and a part of
+it the localiser boxed (a line-art joker's edge may lie off the paper's blob) are one joker
 (:func:`one_joker_each`). A joker under the next card of a fan shows only a strip: on a seat's
 zone the ends of a fan that no card read explains are read by :mod:`vision.fan_strips` (the
 localiser's unsure index boxes passed along, so an index card read unsurely is not taken for a
@@ -184,6 +186,7 @@ class _Memo:
     confirmed: bool = False  # the last two reads agreed (or the zone looks empty again)
     confirmed_cards: list[str] = field(default_factory=list)  # identities when last confirmed
     outside: list[tuple[CardSighting, Point]] = field(default_factory=list)  # in no zone
+    unnamed: bool = False  # the last read found a card-sized blob of paper and named no card
 
     @property
     def news(self) -> bool:
@@ -202,6 +205,9 @@ class ZoneReads:
     unread: tuple[str, ...]  # changed or occluded zones not read: not seen this frame
     outside: tuple[tuple[CardSighting, Point], ...] = ()
     """Cards lying in no zone, with their centre in table cm (each card once)."""
+    glimpsed: tuple[str, ...] = ()
+    """Zones whose standing read found a card-sized blob of card paper and named no card: a
+    card lies there that no read names (a picture joker read whole below the joker bar)."""
 
 
 def zone_rects(zones: Zones, margin_cm: float = READING_MARGIN_CM) -> dict[str, Rect]:
@@ -391,7 +397,7 @@ class ZoneReader:
                         unconfirmed.append((name, thumb))
                 elif memo.empty_thumb is not None and not self._differs(thumb, memo.empty_thumb):
                     memo.thumb, memo.cards, memo.confirmed = thumb, [], True
-                    memo.outside = []
+                    memo.outside, memo.unnamed = [], False
                     memo.confirmed_cards = []
                     self._tracks[name].clear()
                     kept.append(name)
@@ -421,6 +427,7 @@ class ZoneReader:
             # Empty with nothing card-sized on it against a known empty look (the trick swept
             # under a new light): no second read, the next lead may come within 0.6 s.
             clean_empty = not memo.cards and not unexplained and memo.empty_thumb is not None
+            memo.unnamed = not memo.cards and bool(unexplained)
             memo.confirmed = agreed or clean_empty
             if memo.confirmed:
                 memo.confirmed_cards = _identities(memo.cards)
@@ -436,6 +443,7 @@ class ZoneReader:
             kept=tuple(kept),
             unread=tuple(unread),
             outside=self._outside(),
+            glimpsed=tuple(n for n in ZONE_NAMES if self._memo[n].unnamed and n not in unread),
         )
 
     def _outside(self) -> tuple[tuple[CardSighting, Point], ...]:

@@ -538,7 +538,7 @@ class TablePipeline:
         )
         unseen = for_tracker.occluded_zones | set(reads.unread)
         motion = replace(for_tracker, occluded_zones=unseen)
-        return self._observe(frame, reads.cards, motion, reads.outside)
+        return self._observe(frame, reads.cards, motion, reads.outside, reads.glimpsed)
 
     def _observe(
         self,
@@ -546,9 +546,11 @@ class TablePipeline:
         by_zone: Mapping[str, Sequence[CardSighting]],
         motion: MotionState,
         outside: Sequence[tuple[CardSighting, tuple[float, float]]] = (),
+        glimpsed: Sequence[str] = (),
     ) -> list[PipelineEvent]:
-        """The tracker gets each seat's and the kitty zone's cards, the exposed-card watcher
-        the cards in no zone; their events are taken."""
+        """The tracker gets each seat's and the kitty zone's cards (and the zones where a card
+        lay that no read named), the exposed-card watcher the cards in no zone; their events
+        are taken."""
         seen = {
             zone: [s.identity for s in by_zone[zone]] for zone in (*self.tracker.seats, KITTY_ZONE)
         }
@@ -556,7 +558,7 @@ class TablePipeline:
         with self._timed("track"):
             events: list[Event] = [
                 _with_unsure_reads(e, by_zone)
-                for e in self.tracker.observe(frame.t, seen, motion, str(frame.index))
+                for e in self.tracker.observe(frame.t, seen, motion, str(frame.index), glimpsed)
             ]
             for e in events:
                 if isinstance(e, (PlayEvent, KittyEvent)):

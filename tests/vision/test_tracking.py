@@ -48,9 +48,12 @@ class Table:
         self.frame = 0
         self.events: list[Event] = []
 
-    def run(self, zones: Zones, frames: int, motion: MotionState = STILL) -> None:
+    def run(
+        self, zones: Zones, frames: int, motion: MotionState = STILL, glimpsed: Sequence[str] = ()
+    ) -> None:
         for _ in range(frames):
-            self.events += self.tracker.observe(self.t, zones, motion, f"f{self.frame:05d}")
+            ref = f"f{self.frame:05d}"
+            self.events += self.tracker.observe(self.t, zones, motion, ref, glimpsed)
             self.t = round(self.t + DT, 6)
             self.frame += 1
 
@@ -178,6 +181,26 @@ def test_a_seat_whose_cards_never_read_steadily_is_named_unread_when_the_trick_i
     table.run({}, 11)
     last = [e for e in table.events if isinstance(e, TrickClearedEvent)][-1]
     assert last.unread == () and "unread" not in last.to_json()
+
+
+def test_a_seat_whose_zone_held_a_card_no_read_named_is_named_unread_when_cleared() -> None:
+    # E's lone picture joker read whole below the joker bar: its zone showed card paper that
+    # no read named (the zone reader's "glimpsed"), so E's play was there, unread.
+    table = Table()
+    play_trick(table, TRICK[:3])
+    zones = {seat: cards for seat, cards in TRICK[:3]}
+    table.run(zones, 12, glimpsed=["E"])
+    table.run({}, 1, MOVING)
+    table.run({}, 10)
+    cleared = [e for e in table.events if isinstance(e, TrickClearedEvent)]
+    assert [c.unread for c in cleared] == [("E",)]
+    # a glimpse too brief to be a play (a hand's edge, one frame) names no one
+    play_trick(table, TRICK[:3])
+    table.run(zones, 12, glimpsed=[])
+    table.run(zones, 1, glimpsed=["E"])
+    table.run({}, 1, MOVING)
+    table.run({}, 10)
+    assert [e for e in table.events if isinstance(e, TrickClearedEvent)][-1].unread == ()
 
 
 def test_a_lead_landing_before_its_zone_was_seen_empty_after_the_sweep_starts_the_next_trick() -> (

@@ -185,6 +185,20 @@ def test_a_lone_blob_with_no_index_on_it_is_a_joker_from_a_less_sure_read() -> N
     assert seen(zr.read(picture_card(table(), *S_PLAY), CALIBRATION, 0.5).cards) == {}
 
 
+def test_a_card_no_read_names_is_glimpsed_on_its_zone_while_it_lies_there() -> None:
+    unsure = WholeCardReads(("BJ", 0.5))
+    zr, _ = reader(whole=unsure)
+    settled(zr)
+    assert zr.read(table(), CALIBRATION, 0.5).glimpsed == ()
+    first = zr.read(picture_card(table(), *S_PLAY), CALIBRATION, 0.75)
+    assert first.cards["S"] == [] and first.glimpsed == ("S",)
+    kept = zr.read(picture_card(table(), *S_PLAY), CALIBRATION, 1.0)  # unchanged: the read stands
+    assert kept.glimpsed == ("S",)
+    for t in (1.25, 1.5):  # taken away: empty again
+        gone = zr.read(table(), CALIBRATION, t)
+    assert gone.glimpsed == ()
+
+
 def test_a_joker_read_whole_and_the_part_of_it_the_localiser_boxed_are_one_joker() -> None:
     """The part lies just off the card's blob (its centre outside it), so the blob is read
     whole as well: one joker, not two."""
