@@ -26,12 +26,14 @@ such strips, by geometry and the paper's brightness, and asking the classifier w
   localiser was sure of (an index read unsurely: ``CardDetector.detect(unread=...)``) is an
   index card and is left unread rather than guessed; one mostly colour or grey
   (``MOSTLY_MARKED``: no face's paper — a back, a sleeve) is no card at all; every other strip
-  is cut from the camera frame like an index (its box, :mod:`vision.crops`) and read by the
-  classifier, which was trained on the visible faces of fanned cards — a joker's strip labelled
-  that joker, any other card's ``none`` (``chaodipi vision crops --face-crops``). A strip read
-  ``BJ`` or ``SJ`` at ``STRIP_JOKER_CONF`` or more is that joker. Nothing here keys on a
-  design's colours or drawing: the deck's jokers are whatever the classifier learned jokers
-  look like;
+  is read by the classifier from the camera frame three times: whole (its box: the classifier
+  was trained on the visible faces of fanned cards, a joker's labelled that joker and any other
+  card's ``none``, ``chaodipi vision crops --face-crops``), and where its card's corner marks
+  would be at either end of its left edge (``CORNER_MARK_CM``: an index-sized box, read as the
+  localiser's boxes are — a joker's star, ringed star or "JOKER" letters, which a square crop
+  of the whole strip shows at a few pixels). A strip with a read of ``BJ`` or ``SJ`` at
+  ``STRIP_JOKER_CONF`` or more is that joker (its surest joker read). Nothing here keys on a
+  design's colours or drawing;
 * a strip of card face that is no joker (blank, or an index the classifier could not read) is
   still a card no read names: :func:`hidden_jokers` counts them (``StripReads.unnamed``),
   and the zone reader then doubts the cards read on that zone, so a short play rests on a card
@@ -47,7 +49,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 import cv2
@@ -69,6 +71,8 @@ STRIP_INSET_CM = 0.15  # a strip is looked at this far in from its ends …
 CUT_INSET_CM = 0.6  # … and from its left end where a gap of several strips was cut
 INK_BELOW_WHITE = 20  # grey levels under the paper's white that are ink
 MOSTLY_MARKED = 0.5  # more colour or ink than this is no face's paper (a back, a sleeve)
+CORNER_MARK_CM = (1.3, 2.4)  # an index's box (about 1.1 × 2.1 cm) with a little slack …
+CORNER_MARK_INSET_CM = 1.4  # … its centre this far from the card's end
 STRIP_JOKER_CONF = 0.5  # a strip read as a joker this surely is that joker
 STRIP_CONFIDENCE = 0.6
 
@@ -81,6 +85,9 @@ class Strip:
     polygon: np.ndarray  # 4 × 2, view pixels
     coloured: float  # share of its paper in saturated colour
     inked: float  # share in ink (darker than the paper, no colour)
+    corners: tuple[Box, ...] = ()
+    """Where the strip's card prints its corner marks, at both ends of its left edge (view px):
+    index-sized boxes, read as the localiser's boxes are."""
 
     @property
     def face(self) -> bool:
@@ -133,12 +140,15 @@ def hidden_jokers(
     ``read_strips`` reads the strips (without it no strip is a joker)."""
     faces = [s for s in unexplained_strips(paper, view_bgr, cards, fan_right, px_per_cm) if s.face]
     asked = [s for s in faces if read_strips and not s.holds_any(unread_indices)]
-    reads = read_strips([strip.box for strip in asked]) if asked and read_strips else []
-    jokers = [
-        CardSighting(identity, [strip.box], STRIP_CONFIDENCE, runner_up=_other_joker(identity))
-        for strip, (identity, probability) in zip(asked, reads, strict=True)
-        if identity in JOKERS and probability >= STRIP_JOKER_CONF
-    ]
+    looks = [(strip.box, *strip.corners) for strip in asked]
+    reads = iter(read_strips([box for boxes in looks for box in boxes]) if read_strips else [])
+    jokers = []
+    for strip, boxes in zip(asked, looks, strict=True):
+        said = [read for _, read in zip(boxes, reads, strict=False)]
+        identity, probability = max(said, key=lambda r: (r[0] in JOKERS, r[1]))
+        if identity in JOKERS and probability >= STRIP_JOKER_CONF:
+            other = _other_joker(identity)
+            jokers.append(CardSighting(identity, [strip.box], STRIP_CONFIDENCE, runner_up=other))
     return StripReads(jokers, len(faces) - len(jokers))
 
 
@@ -184,8 +194,34 @@ def unexplained_strips(
                 # just past a cut is most likely the card on the left's picture.
                 left_inset = min(CUT_INSET_CM, (u1 - u0) / 3) if k > 0 else inset
                 looked = _rectangle(centre, along, across, u0 + left_inset, u1 - inset, breadth)
-                strips.append(_strip(polygon, looked * px_per_cm, inside, view_bgr))
+                strip = _strip(polygon, looked * px_per_cm, inside, view_bgr)
+                corners = _corner_boxes(centre, along, across, u0, u1, breadth, px_per_cm)
+                strips.append(replace(strip, corners=corners))
     return strips
+
+
+def _corner_boxes(
+    centre: np.ndarray,
+    along: np.ndarray,
+    across: np.ndarray,
+    u0: float,
+    u1: float,
+    breadth: float,
+    px_per_cm: float,
+) -> tuple[Box, Box]:
+    """The upright boxes (view px) of where a card whose left edge is at ``u0`` prints its
+    corner marks, at both ends of that edge, within the strip ``u0`` … ``u1``: which end is
+    the card's top is not known (it depends on how the player turned it)."""
+    middle = min(u0 + INDEX_INSET_CM, (u0 + u1) / 2)
+    half_u, half_v = CORNER_MARK_CM[0] / 2, CORNER_MARK_CM[1] / 2
+    boxes = []
+    for end in (-1, 1):
+        v = end * (breadth / 2 - CORNER_MARK_INSET_CM)
+        ends = [(middle + du, v + dv) for du in (-half_u, half_u) for dv in (-half_v, half_v)]
+        points = np.array([centre + along * u + across * w for u, w in ends]) * px_per_cm
+        (x0, y0), (x1, y1) = points.min(axis=0), points.max(axis=0)
+        boxes.append((float(x0), float(y0), float(x1), float(y1)))
+    return boxes[0], boxes[1]
 
 
 def _rectangle(

@@ -61,6 +61,8 @@ def draw_fan(
             cv2.circle(view, (left + 8, TOP + 70), 5, (40, 40, 220), cv2.FILLED)
         elif face == "collar":  # colour only along the strip's right edge (a collar's points)
             cv2.rectangle(view, (left + 11, TOP + 20), (left + 14, TOP + 80), (40, 40, 220), -1)
+        elif face == "corner_star":  # a small joker marked only by a star in its corners
+            cv2.circle(view, (left + 7, TOP + 10), 3, (60, 60, 60), 1)
         elif face == "lines":  # the same jester, drawn in thin lines
             cv2.circle(view, (left + 9, TOP + 25), 5, (120, 120, 120), 1)
             cv2.circle(view, (left + 14, TOP + 45), 8, (120, 120, 120), 1)
@@ -82,15 +84,21 @@ def index_card(name: str, left: int, top_card: bool = False) -> CardSighting:
     return CardSighting(name, boxes, 0.95)
 
 
-PICTURES = {"coloured": ("BJ", 3, 18), "collar": ("BJ", 11, 14), "lines": ("SJ", 3, 22)}
-"""The picture jokers ``draw_fan`` draws: each one's identity and its picture's reach across
-the card (px from its left edge)."""
+PICTURES = {
+    "coloured": ("BJ", (3, 18, 20, 76)),
+    "collar": ("BJ", (11, 14, 20, 80)),
+    "lines": ("SJ", (3, 22, 20, 78)),
+    "corner_star": ("SJ", (3, 11, 4, 16)),
+}
+"""The picture jokers ``draw_fan`` draws: each one's identity and where its picture lies on the
+card (x0, x1, y0, y1: px from its left and top edges)."""
+SEEN_SHARE = 0.1  # a picture filling less of a box than this is lost in its crop
 
 
 class StripClassifier:
-    """Stands in for the classifier reading strips: a strip's box reads as the joker whose
-    picture shows most inside it (not covered by the next card), else ``none``, at
-    ``sureness``; the boxes it was asked are kept."""
+    """Stands in for the classifier reading strips: a box reads as the joker whose picture
+    (where the next card does not cover it) fills most of it, at least ``SEEN_SHARE``, else
+    ``none``, at ``sureness``; the boxes it was asked are kept."""
 
     def __init__(self, faces: list[str], lefts: list[int], sureness: float = 0.9) -> None:
         self.faces, self.lefts, self.sureness = faces, lefts, sureness
@@ -98,17 +106,20 @@ class StripClassifier:
 
     def __call__(self, boxes: Sequence[Box]) -> list[tuple[str, float]]:
         self.asked += boxes
-        return [(self.joker_in(x0, x1), self.sureness) for x0, _, x1, _ in boxes]
+        return [(self.joker_in(box), self.sureness) for box in boxes]
 
-    def joker_in(self, x0: float, x1: float) -> str:
-        """The joker whose visible picture fills most of ``x0`` … ``x1`` (2 px at least)."""
+    def joker_in(self, box: Box) -> str:
+        x0, y0, x1, y1 = box
+        area = (x1 - x0) * (y1 - y0)
         covers = [*self.lefts[1:], 10**6]  # each card's picture shows up to the next card
-        shown = {"none": 2.0}
+        shown = {"none": SEEN_SHARE}
         for face, left, cover in zip(self.faces, self.lefts, covers, strict=True):
             if face in PICTURES:
-                joker, start, end = PICTURES[face]
-                overlap = min(x1, left + end, cover) - max(x0, left + start)
-                shown[joker] = max(shown.get(joker, overlap), overlap)
+                joker, (px0, px1, py0, py1) = PICTURES[face]
+                wide = min(x1, left + px1, cover) - max(x0, left + px0)
+                high = min(y1, TOP + py1) - max(y0, TOP + py0)
+                share = max(wide, 0) * max(high, 0) / area
+                shown[joker] = max(shown.get(joker, share), share)
         return max(shown, key=lambda joker: shown[joker])
 
 
@@ -147,6 +158,11 @@ def unnamed(
     return strips_read(view, cards, classifier, unread).unnamed
 
 
+def unexplained_box(view: np.ndarray, cards: list[CardSighting]) -> Box:
+    (strip,) = unexplained_strips(paper_of(view), view, cards, SOUTH_RIGHT, PX)
+    return strip.box
+
+
 def reads_every_box_as(read: tuple[str, float]) -> StripReader:
     return lambda boxes: [read for _ in boxes]
 
@@ -167,7 +183,22 @@ def test_a_strip_the_classifier_reads_as_a_joker_is_that_joker_in_doubt() -> Non
     assert joker.confidence == STRIP_CONFIDENCE and joker.runner_up == "SJ"
     x0, _, x1, _ = joker.boxes[0]
     assert x0 >= 115 and x1 <= top + 5  # the strip: from the fan's left end to the 4C's edge
-    assert classifier.asked == [joker.boxes[0]]  # the classifier was asked that strip only
+    # The classifier was asked that strip only: the whole of it, and where its card's corner
+    # marks would be, at both ends of its left edge (which end is the card's top is unknown).
+    whole, *corners = classifier.asked
+    assert whole == joker.boxes[0] and len(corners) == 2
+    for cx0, cy0, cx1, cy1 in corners:
+        assert x0 - 1 <= cx0 < cx1 <= x1 + 1 and 10 <= cx1 - cx0 <= 15 and 20 <= cy1 - cy0 <= 26
+    assert {round(c[1] - TOP) for c in corners} == {2, 62}
+
+
+def test_a_strip_whose_corner_mark_reads_as_a_joker_is_that_joker() -> None:
+    # A joker marked by a small star in its corners, its picture under the next card: read
+    # whole, the strip shows no joker; its corner mark does.
+    view, (_, top), classifier = fan(["corner_star", "index"])
+    cards = [index_card("4H", top, True)]
+    assert classifier([unexplained_box(view, cards)]) == [("none", 0.9)]
+    assert jokers(view, cards, classifier) == ["SJ"]
 
 
 def test_two_strips_are_two_jokers_in_the_fans_order() -> None:
