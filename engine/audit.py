@@ -1048,7 +1048,15 @@ class _Auditor:
                     (),
                     self.hand_count_penalty(abs(played - expected)),
                     {"kind": "hand_count", "seat": seat, "played": played, "held": expected},
-                    rests_on=[(n, seat, ()) for n in r.unread if seat in r.unread[n]],
+                    # the count of every play the seat made: a fan read unsurely may hide one
+                    rests_on=[
+                        *((n, seat, ()) for n in r.unread if seat in r.unread[n]),
+                        *(
+                            (n, seat, pl[seat])
+                            for n, pl in enumerate(self.by_seat, 1)
+                            if seat in pl
+                        ),
+                    ],
                 )
 
     def is_finished(self) -> bool:

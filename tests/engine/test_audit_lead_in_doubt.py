@@ -7,7 +7,8 @@ table first there, the table behaved as if S had won. Every follow, throw or cou
 against W's lead then rests on the trick-1 reads that made W the winner. When no play of W was
 seen in trick 2 (a camera that missed it), whether N played before W, and who won trick 2 (and
 so who leads trick 3), rest on a play nobody saw: the out-of-turn findings they give are put to
-the referee; W's missing play itself is still a card-count finding of its own.
+the referee; W's missing play itself is still a card-count finding of its own. A hand's card
+count rests on every play of that seat: one read unsurely may have hidden a card.
 """
 
 from __future__ import annotations
@@ -108,3 +109,12 @@ def test_the_next_lead_after_a_trick_missing_a_play_rests_on_that_play() -> None
 def test_the_missing_play_itself_and_a_play_seen_out_of_turn_stay_asserted() -> None:
     assert not _finding(_audit(W_UNSEEN, {}), "card_count", "W", 2).to_check
     assert not _finding(_audit(W_SEEN_LATE, {}), "out_of_turn", "N", 2).to_check
+
+
+def test_a_hand_count_resting_on_a_play_read_unsurely_is_asked() -> None:
+    # The hand ends after one trick: every seat played 1 card of its 25.
+    rec = record(["S:AS W:3S N:4S E:5S"], finished=True)
+    rec["tricks"][0]["plays"][0]["unsure"] = ["AS"]
+    report = audit(load_record(rec))
+    assert _finding(report, "card_count", "S", 1).to_check
+    assert not _finding(report, "card_count", "W", 1).to_check
