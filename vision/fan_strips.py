@@ -40,8 +40,9 @@ such strips, by geometry and the paper's brightness, and asking the classifier w
   in doubt and is asked about, not asserted.
 
 A strip read this way is the evidence of a card, not of its index: it counts with
-``STRIP_CONFIDENCE``, below any localised read. Measured on the replay-eval footage (twenty
-hands, held-out deck): see ``models/README.md`` ("Metrics" and "Known limits").
+``STRIP_CONFIDENCE``, below any localised read. Measured on rendered hands of validation decks
+and of the held-out deck: ``docs/detector/candidates.md`` ("Jokers at the table");
+``bench/face_reads.py`` counts how the classifier reads strips.
 """
 
 from __future__ import annotations
