@@ -54,6 +54,10 @@ one seat that qualify within ``join_s`` of each other (a pair's second card read
 turned up), dated when its first card was first seen; ``unsure`` / ``maybe`` as an exposed
 card's. A showing still open when the draw phase ends is reported then.
 
+An exposed joker is always unsure: no read is more often made where no card lies face up (a
+card back, a picture; a validation hand's pile of red backs at the winner's edge read BJ), so
+its exposure is asked, not asserted.
+
 A one-frame dropout or a one-frame false card restarts a run and so never creates, drops or
 changes a play. The landing time is forgotten once the stable state is seen again in
 ``min_frames`` consecutive usable frames.
@@ -67,7 +71,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from engine.cards import SEATS
-from vision.classes import CLASS_ID
+from vision.classes import CLASS_ID, JOKERS
 from vision.events import (
     DeclarationEvent,
     Event,
@@ -495,7 +499,7 @@ class ExposedCardWatcher:
                 self._showing.setdefault(seat, []).append(c)
                 self._showing_since.setdefault(seat, t)
                 continue
-            unsure, maybe = self._doubt([c])
+            unsure, maybe = self._doubt([c], jokers=True)
             out.append(ExposedCardEvent(c.card, c.where, seat, t0, ref0, unsure, maybe))
         for seat in list(self._showing):
             if draw_phase and t - self._showing_since[seat] < self.join_s - 1e-9:
@@ -510,10 +514,13 @@ class ExposedCardWatcher:
         return out
 
     def _doubt(
-        self, cards: Sequence[_Lying]
+        self, cards: Sequence[_Lying], jokers: bool = False
     ) -> tuple[tuple[tuple[str, float], ...], tuple[tuple[str, str], ...]]:
-        """``unsure`` (cards read under ``unsure_below``) and ``maybe`` (their runner-ups)."""
-        doubtful = [c for c in cards if c.confidence < self.unsure_below]
+        """``unsure`` (cards read under ``unsure_below``, and with ``jokers`` every joker) and
+        ``maybe`` (their runner-ups)."""
+        doubtful = [
+            c for c in cards if c.confidence < self.unsure_below or (jokers and c.card in JOKERS)
+        ]
         unsure = tuple((c.card, round(c.confidence, 3)) for c in doubtful)
         maybe = tuple((c.card, c.runner_up) for c in doubtful if c.runner_up)
         return unsure, maybe

@@ -783,6 +783,13 @@ def test_an_exposed_card_read_unsurely_says_so_with_its_runner_up() -> None:
     assert event.unsure == (("9H", 0.55),) and event.maybe == (("9H", "9D"),)
 
 
+def test_an_exposed_joker_is_unsure_however_surely_it_was_read() -> None:
+    # A pile of red card backs at the winner's edge read BJ at 0.97 (validation hand 9002).
+    watcher = ExposedCardWatcher(90, 90, unsure_below=0.8)
+    (event,) = watch(watcher, [("BJ", (59.0, 83.0), 0.97, None)], 3)
+    assert event.unsure == (("BJ", 0.97),)
+
+
 # ----- events and the game feed --------------------------------------------------------------
 
 
