@@ -5,7 +5,8 @@ Renders synthetic scenes at the table camera's card scale with jokers mixed into
 (``vision.synth.scenes.render_scene``), cuts every face card's visible part the way the table
 does (the index crop of its box, ``CardClassifier.classify``) and counts, for whole faces and
 for strips (a visible part narrower than ``STRIP_SHAPE`` of its length) apart: jokers read as
-that joker at 0.5 or more, as the other joker, or not at all; other cards read as a joker.
+that joker at ``STRIP_JOKER_CONF`` or more, as the other joker, or not at all; other cards
+read as a joker.
 
     python bench/face_reads.py --deck-root ROOT --side validation [--n 150] [--seed 77]
         [--classifier models/card_classifier.onnx] [--json]
@@ -24,11 +25,11 @@ import numpy as np
 
 from vision.classes import JOKERS
 from vision.classifier import DEFAULT_CLASSIFIER, CardClassifier
+from vision.fan_strips import STRIP_JOKER_CONF
 from vision.synth.design_split import decks_on_side
 from vision.synth.scenes import progress, render_scene
 
 STRIP_SHAPE = 0.6
-JOKER_BAR = 0.5
 
 
 def face_reads(
@@ -40,7 +41,9 @@ def face_reads(
     for i in range(n):
         rng = np.random.default_rng(seed * 1_000_003 + i)
         faces: list[tuple[str, tuple[float, float, float, float]]] = []
-        image, _ = render_scene(rng, designs, 640, seed, 1.0, 0.6, faces_seen=faces)
+        image, _ = render_scene(
+            rng, designs, 640, seed, small_share=1.0, joker_share=0.6, faces_seen=faces
+        )
         next(bar, None)
         if not faces:
             continue
@@ -49,7 +52,7 @@ def face_reads(
             shape = min(x1 - x0, y1 - y0) / max(x1 - x0, y1 - y0, 1e-6)
             kind = "strip" if shape < STRIP_SHAPE else "whole"
             truth = identity if identity in JOKERS else "card"
-            said = read if read in JOKERS and probability >= JOKER_BAR else "no joker"
+            said = read if read in JOKERS and probability >= STRIP_JOKER_CONF else "no joker"
             tally[(kind, truth, said)] += 1
     table: dict[str, dict[str, dict[str, int]]] = {}
     for (kind, truth, said), count in sorted(tally.items()):

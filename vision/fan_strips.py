@@ -145,7 +145,7 @@ def hidden_jokers(
     reads = iter(read_strips([box for boxes in looks for box in boxes]) if read_strips else [])
     jokers = []
     for strip, boxes in zip(asked, looks, strict=True):
-        said = [read for _, read in zip(boxes, reads, strict=False)]
+        said = itertools.islice(reads, len(boxes))  # this strip's reads, whole then corners
         identity, probability = max(said, key=lambda r: (r[0] in JOKERS, r[1]))
         if identity in JOKERS and probability >= STRIP_JOKER_CONF:
             other = _other_joker(identity)
@@ -188,11 +188,10 @@ def unexplained_strips(
             for k in range(count):
                 u0, u1 = start + k * each, start + (k + 1) * each
                 polygon = _rectangle(centre, along, across, u0, u1, breadth) * px_per_cm
-                # Looked at short of its ends: the neighbour's colour bleeds over the edge.
+                # Looked at short of its ends: the neighbour's edge and shadow bleed over it.
                 inset = min(STRIP_INSET_CM, (u1 - u0) / 4)
                 # Where a gap is cut into several strips by the fan step, the cut is a guess
-                # (steps vary) and a joker's picture lies toward its card's middle: what shows
-                # just past a cut is most likely the card on the left's picture.
+                # (steps vary): what shows just past a cut may be the card on the left's.
                 left_inset = min(CUT_INSET_CM, (u1 - u0) / 3) if k > 0 else inset
                 looked = _rectangle(centre, along, across, u0 + left_inset, u1 - inset, breadth)
                 strip = _strip(polygon, looked * px_per_cm, inside, view_bgr)
@@ -214,13 +213,12 @@ def _corner_boxes(
     corner marks, at both ends of that edge, within the strip ``u0`` … ``u1``: which end is
     the card's top is not known (it depends on how the player turned it)."""
     middle = min(u0 + INDEX_INSET_CM, (u0 + u1) / 2)
-    half_u, half_v = CORNER_MARK_CM[0] / 2, CORNER_MARK_CM[1] / 2
+    wide, high = CORNER_MARK_CM
     boxes = []
     for end in (-1, 1):
-        v = end * (breadth / 2 - CORNER_MARK_INSET_CM)
-        ends = [(middle + du, v + dv) for du in (-half_u, half_u) for dv in (-half_v, half_v)]
-        points = np.array([centre + along * u + across * w for u, w in ends]) * px_per_cm
-        (x0, y0), (x1, y1) = points.min(axis=0), points.max(axis=0)
+        mark = centre + across * end * (breadth / 2 - CORNER_MARK_INSET_CM)
+        points = _rectangle(mark, along, across, middle - wide / 2, middle + wide / 2, high)
+        (x0, y0), (x1, y1) = (points * px_per_cm).min(axis=0), (points * px_per_cm).max(axis=0)
         boxes.append((float(x0), float(y0), float(x1), float(y1)))
     return boxes[0], boxes[1]
 

@@ -198,9 +198,7 @@ class PlayTracker:
             hand = _hand_in(motion, name)
             if name in self.seats and hand:
                 zone.touched = True
-            accepted = self._step(zone, seen, t, frame_ref, blocked)
-            if name in glimpsed and not seen and not blocked:
-                zone.shown += 1  # cards lay there, none read
+            accepted = self._step(zone, seen, t, frame_ref, blocked, name in glimpsed)
             if accepted is not None:
                 events += self._accept(name, zone, accepted, t, frame_ref)
             if name in self.seats and not blocked and not hand and not _sub(zone.played, seen):
@@ -276,16 +274,17 @@ class PlayTracker:
             self._zones[s].vanished = ()
 
     def _step(
-        self, zone: _Zone, seen: Cards, t: float, ref: str, blocked: bool
+        self, zone: _Zone, seen: Cards, t: float, ref: str, blocked: bool, glimpsed: bool = False
     ) -> tuple[Cards, tuple[float, str], tuple[float, str]] | None:
         """Advance one zone; on acceptance returns the accepted multiset, its landing (the first
-        frame that differed from the stable state) and the first frame of its accepting run."""
+        frame that differed from the stable state) and the first frame of its accepting run.
+        ``glimpsed``: a card lay there that no read named (it showed cards all the same)."""
         if seen != zone.stable and zone.landed is None and (not blocked or _sub(seen, zone.stable)):
             zone.landed = (t, ref)
         if blocked:
             return None
         zone.seen = seen
-        zone.shown += bool(seen)
+        zone.shown += bool(seen) or glimpsed
         if seen == zone.stable:
             zone.cand, zone.cand_count = None, 0
             zone.same_count += 1
