@@ -78,7 +78,7 @@ def test_identity_precision_recall_and_perfect_images(tmp_path: Path, names_file
     assert out["per_class"]["KD"] == {"tp": 0, "fp": 0, "fn": 1, "precision": None, "recall": 0.0}
     assert out["per_class"]["BJ"] == {"tp": 0, "fp": 1, "fn": 0, "precision": 0.0, "recall": None}
     assert out["mistakes"] == {
-        "missed": {"cards": 1, "jokers": 0, "at_border": 0},  # KD
+        "missed": {"cards": 1, "jokers": 0, "at_border": 0, "localised": 0},  # KD
         "false": {"cards": 0, "jokers": 1, "at_border": 0},  # BJ
     }
     assert json.loads(json.dumps(out)) == out
@@ -108,7 +108,8 @@ def test_identities_only_at_the_image_border_are_also_scored_set_aside(tmp_path:
 
     out = evaluate(root, Reads(), None, show_progress=False).to_json()
     assert (out["identity_precision"], out["identity_recall"]) == (0.5, 0.5)
-    assert out["mistakes"]["missed"] == {"cards": 1, "jokers": 0, "at_border": 1}  # KD, cut
+    # KD, cut, and boxed: read as QC.
+    assert out["mistakes"]["missed"] == {"cards": 1, "jokers": 0, "at_border": 1, "localised": 1}
     assert out["mistakes"]["false"] == {"cards": 1, "jokers": 0, "at_border": 1}  # QC
     away = out["away_from_border"]
     assert away["set_aside"] == 2
@@ -118,6 +119,33 @@ def test_identities_only_at_the_image_border_are_also_scored_set_aside(tmp_path:
         labels.write(f"{CLASS_ID['QH']}\n")  # no box: where it lies is not known
     away = evaluate(root, Reads(), None, show_progress=False).to_json()["away_from_border"]
     assert (away["set_aside"], away["identity_recall"]) == (2, 0.5)  # QH missed, not set aside
+
+
+def test_a_miss_the_localiser_boxed_is_told_from_one_it_never_boxed(tmp_path: Path) -> None:
+    """A two-stage detector says which boxes its classifier left unread: a missed index boxed
+    there is the classifier's miss, one nothing boxed the localiser's."""
+    root = tmp_path / "ds"
+    (root / "images").mkdir(parents=True)
+    (root / "labels").mkdir()
+    cv2.imwrite(str(root / "images" / "a.png"), np.full((120, 160, 3), 10, np.uint8))
+    (root / "labels" / "a.txt").write_text(
+        f"{CLASS_ID['AS']} 0.25 0.5 0.1 0.2\n{CLASS_ID['KD']} 0.5 0.5 0.1 0.2\n"
+        f"{CLASS_ID['SJ']} 0.75 0.5 0.1 0.2\n"
+    )
+    (root / "classes.txt").write_text("\n".join(CLASS_NAMES) + "\n")
+
+    class TwoStage:
+        reads_source = True
+
+        def detect(
+            self, image: np.ndarray, unread: list[tuple[float, float, float, float]] | None = None
+        ) -> list[Detection]:
+            assert unread is not None
+            unread.append((73.0, 49.0, 89.0, 73.0))  # KD's index, boxed, not read surely
+            return [Detection("AS", (32.0, 48.0, 48.0, 72.0), 0.9)]  # SJ: never boxed
+
+    out = evaluate(root, TwoStage(), None, show_progress=False).to_json()
+    assert out["mistakes"]["missed"] == {"cards": 1, "jokers": 1, "at_border": 0, "localised": 1}
 
 
 def test_mistakes_and_chart_are_drawn(tmp_path: Path) -> None:

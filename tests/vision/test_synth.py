@@ -11,7 +11,7 @@ from vision.classes import CLASS_NAMES
 from vision.synth.faces import designs
 from vision.synth.lettering import NOT_LETTERING, draws_index, font_paths
 from vision.synth.procedural import make_face, random_style, render_procedural
-from vision.synth.scenes import render_scene, synthesize, with_jokers
+from vision.synth.scenes import render_scene, scene_name, synthesize, with_jokers
 
 IMGSZ = 160
 
@@ -30,12 +30,20 @@ def test_designs_include_the_three() -> None:
 def test_same_seed_same_bytes(dataset: Path, tmp_path: Path) -> None:
     synthesize(3, tmp_path, seed=3, designs=["procedural"], imgsz=IMGSZ)
     for i in range(3):
-        name = f"{i:06d}"
+        name = scene_name(3, i)
         a = (dataset / "images" / "train" / f"{name}.jpg").read_bytes()
         b = (tmp_path / "images" / "train" / f"{name}.jpg").read_bytes()
         assert a == b
         la = (dataset / "labels" / "train" / f"{name}.txt").read_text()
         assert la == (tmp_path / "labels" / "train" / f"{name}.txt").read_text()
+
+
+def test_sets_of_two_seeds_share_a_folder_without_overwriting(tmp_path: Path) -> None:
+    synthesize(2, tmp_path, seed=3, designs=["procedural"], imgsz=IMGSZ)
+    synthesize(2, tmp_path, seed=4, designs=["procedural"], imgsz=IMGSZ)
+    images = sorted(p.name for p in (tmp_path / "images" / "train").iterdir())
+    assert images == ["s3_000000.jpg", "s3_000001.jpg", "s4_000000.jpg", "s4_000001.jpg"]
+    assert len(list((tmp_path / "labels" / "train").iterdir())) == 4
 
 
 def test_labels_are_valid_yolo_inside_the_image(dataset: Path) -> None:
@@ -152,8 +160,8 @@ def test_the_phantom_card_check_set_is_card_free_scenes_with_empty_labels(tmp_pa
     assert len(labels) == 6 and all(p.read_text() == "" for p in labels)
     again = tmp_path / "again"
     synthesize_negatives(6, again, seed=3, imgsz=96)
-    first = (tmp_path / "images" / "test" / "000004.jpg").read_bytes()
-    assert (again / "images" / "test" / "000004.jpg").read_bytes() == first
+    first = (tmp_path / "images" / "test" / "s3_000004.jpg").read_bytes()
+    assert (again / "images" / "test" / "s3_000004.jpg").read_bytes() == first
 
 
 def test_procedural_jokers_carry_every_corner_mark_in_the_big_and_small_jokers_colours() -> None:

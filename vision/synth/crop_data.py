@@ -5,7 +5,7 @@
 misses (scale, shift, a few degrees), plus "none" crops from everywhere else on the table (pips,
 court figures, card backs, cloth, hands) and printed text (:mod:`vision.synth.text_negatives`),
 so the classifier also rejects the localiser's false alarms. Folders follow the ultralytics
-classification layout ``OUT/<split>/<class>/NNNNNN_K.png``.
+classification layout ``OUT/<split>/<class>/sSEED_NNNNNN_K.png``.
 """
 
 from __future__ import annotations
@@ -140,7 +140,7 @@ def _render_chunk(
 ) -> int:
     start, stop, seed, designs, sizes, out, split, text_negatives, joker_share, square = args[:10]
     pictures, face_crops = args[10:]
-    from vision.synth.scenes import render_scene
+    from vision.synth.scenes import render_scene, scene_name
 
     written = 0
     for i in range(start, stop):
@@ -164,10 +164,10 @@ def _render_chunk(
         for k, (label, patch) in enumerate(crops):
             folder = out / split / label
             folder.mkdir(parents=True, exist_ok=True)
-            cv2.imwrite(str(folder / f"{i:06d}_{k}.png"), patch)
+            cv2.imwrite(str(folder / f"{scene_name(seed, i)}_{k}.png"), patch)
             written += 1
         for k in range(text_negatives):
-            path = out / split / NONE_CLASS / f"{i:06d}_t{k}.png"
+            path = out / split / NONE_CLASS / f"{scene_name(seed, i)}_t{k}.png"
             cv2.imwrite(str(path), text_negative(rng))
             written += 1
     return written
@@ -274,7 +274,7 @@ def synthesize_phantom_crops(
     pattern boxed whole), written to ``out/<split>/none/`` beside the scene crops; returns how
     many. Each scene is drawn at 320 or 640 px."""
     from vision.synth.negatives import render_negative
-    from vision.synth.scenes import progress
+    from vision.synth.scenes import progress, scene_name
 
     folder = Path(out) / split / NONE_CLASS
     folder.mkdir(parents=True, exist_ok=True)
@@ -288,6 +288,6 @@ def synthesize_phantom_crops(
         boxes += picture_boxes(rng, (image.shape[1], image.shape[0]), [side], [], pictures)
         for k, box in enumerate(boxes):
             patch = crop(image, box, angle=float(rng.uniform(-8, 8)))
-            cv2.imwrite(str(folder / f"p{i:06d}_{k}.png"), blur_down(rng, patch))
+            cv2.imwrite(str(folder / f"p{scene_name(seed, i)}_{k}.png"), blur_down(rng, patch))
             written += 1
     return written

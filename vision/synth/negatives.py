@@ -22,6 +22,7 @@ from vision.synth.scenes import (
     camera_homography,
     photometric,
     progress,
+    scene_name,
     smooth_noise,
     write_data_yaml,
 )
@@ -217,7 +218,8 @@ def synthesize_negatives(
         counts[kind] += 1
         quality = int(rng.integers(60, 96))
         bgr = cv2.cvtColor(image, cv2.COLOR_RGB2BGR)
-        cv2.imwrite(str(img_dir / f"{i:06d}.jpg"), bgr, [cv2.IMWRITE_JPEG_QUALITY, quality])
-        (lbl_dir / f"{i:06d}.txt").write_text("")
+        name = scene_name(seed, i)
+        cv2.imwrite(str(img_dir / f"{name}.jpg"), bgr, [cv2.IMWRITE_JPEG_QUALITY, quality])
+        (lbl_dir / f"{name}.txt").write_text("")
     write_data_yaml(out)
     return counts

@@ -70,6 +70,12 @@ OCCLUDER = 30000
 
 
 @functools.lru_cache(maxsize=N_STYLES)
+def scene_name(seed: int, index: int) -> str:
+    """A scene's file stem: its seed and index, so that sets drawn with different seeds can be
+    written to one folder (a training set of several seeds) without overwriting each other."""
+    return f"s{seed}_{index:06d}"
+
+
 def _style(seed: int, k: int, square_bowls: float = 0.0) -> ProceduralStyle:
     return random_style(np.random.default_rng([seed, k, 7]), square_bowls)
 
@@ -746,7 +752,7 @@ def synthesize(
     joker_share: float = JOKER_SHARE,
     square_bowls: float = SQUARE_BOWLS,
 ) -> None:
-    """Write ``n`` synthetic scenes as ``out/images/<split>/NNNNNN.jpg`` + YOLO labels
+    """Write ``n`` synthetic scenes as ``out/images/<split>/sSEED_NNNNNN.jpg`` + YOLO labels
     (``small_share``, ``joker_share``, ``square_bowls``: see :func:`render_scene`)."""
     if not 0.0 <= small_share <= 1.0:
         raise ValueError(f"small-card share {small_share} must lie in 0…1")
@@ -767,13 +773,14 @@ def synthesize(
         img, boxes = render_scene(rng, designs, imgsz, seed, small_share, joker_share, square_bowls)
         quality = int(rng.integers(40, 96))
         bgr = cv2.cvtColor(img, cv2.COLOR_RGB2BGR)
-        cv2.imwrite(str(img_dir / f"{i:06d}.jpg"), bgr, [cv2.IMWRITE_JPEG_QUALITY, quality])
+        name = scene_name(seed, i)
+        cv2.imwrite(str(img_dir / f"{name}.jpg"), bgr, [cv2.IMWRITE_JPEG_QUALITY, quality])
         lines = [
             f"{c} {(x0 + x1) / 2 / imgsz:.6f} {(y0 + y1) / 2 / imgsz:.6f} "
             f"{(x1 - x0) / imgsz:.6f} {(y1 - y0) / imgsz:.6f}"
             for c, x0, y0, x1, y1 in boxes
         ]
-        (lbl_dir / f"{i:06d}.txt").write_text("".join(line + "\n" for line in lines))
+        (lbl_dir / f"{name}.txt").write_text("".join(line + "\n" for line in lines))
     write_data_yaml(out)
 
 

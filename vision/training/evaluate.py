@@ -215,6 +215,10 @@ class ImageResult:
     """Identities every labelled and predicted box of which touches the image border: an index
     the frame cuts, which a label keeps or drops by how much of it shows (the table camera
     sees the whole table, so it never meets one)."""
+    localised: frozenset[str] = frozenset()
+    """Labelled identities one of whose boxes a box of the localiser's overlaps (read, or left
+    unread by the classifier): a missed one among them is the classifier's miss, the others the
+    localiser's. Boxes left unread are known only of a two-stage detector (``reads_source``)."""
 
     @property
     def perfect(self) -> bool:
@@ -307,8 +311,10 @@ class EvalResult:
     def mistakes(self) -> dict[str, dict[str, int]]:
         """The identities missed and read falsely, told apart as cards or jokers, and how many
         of each kind lay only at the image border (where what to label is a matter of how much
-        of the index shows)."""
+        of the index shows); of the missed, how many the localiser boxed (``localised``: the
+        classifier did not read them as that card)."""
         counts = {kind: {"cards": 0, "jokers": 0, "at_border": 0} for kind in ("missed", "false")}
+        counts["missed"]["localised"] = 0
         for image in self.images:
             for kind, names in (
                 ("missed", image.labelled - image.predicted),
@@ -317,6 +323,9 @@ class EvalResult:
                 for name in names:
                     counts[kind]["jokers" if name in JOKERS else "cards"] += 1
                     counts[kind]["at_border"] += name in image.at_border
+            counts["missed"]["localised"] += len(
+                (image.labelled - image.predicted) & image.localised
+            )
         return counts
 
     def inside(self) -> EvalResult:
@@ -444,6 +453,42 @@ def progress(done: int, total: int, label: str = "eval") -> None:
         print(file=sys.stderr)
 
 
+LOCALISED_IOU = 0.3
+"""A localiser's box overlapping a label's this much (intersection over union) boxed it."""
+
+
+def _iou(a: Box, b: Box) -> float:
+    inter = max(0.0, min(a[2], b[2]) - max(a[0], b[0])) * max(
+        0.0, min(a[3], b[3]) - max(a[1], b[1])
+    )
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / union if union > 0 else 0.0
+
+
+def localised(
+    labels: Sequence[tuple[str, Box]], boxes: Sequence[Box], width: int, height: int
+) -> frozenset[str]:
+    """The labelled identities one of whose boxes one of ``boxes`` (image pixels) overlaps by
+    ``LOCALISED_IOU`` or more."""
+    return frozenset(
+        name
+        for name, box in labels
+        if box[2] > 0
+        and box[3] > 0
+        and any(_iou(label_pixels(box, width, height), b) >= LOCALISED_IOU for b in boxes)
+    )
+
+
+def _detect(detector: DetectorLike, image: np.ndarray) -> tuple[list[DetectionLike], list[Box]]:
+    """The detector's reads of ``image``, and the boxes its localiser was sure of that its
+    classifier did not read (a two-stage detector's ``unread``; none from any other)."""
+    if not getattr(detector, "reads_source", False):
+        return list(detector.detect(image)), []
+    unread: list[Box] = []
+    detections = list(detector.detect(image, unread=unread))  # type: ignore[call-arg]
+    return detections, unread
+
+
 def evaluate(
     dataset: Path,
     detector: DetectorLike,
@@ -469,14 +514,16 @@ def evaluate(
     for i, path in enumerate(images, 1):
         labels = read_labels(label_path(dataset, path), names)
         image = read_image(path)
-        detections = list(detector.detect(image))
+        detections, unread = _detect(detector, image)
         labelled = frozenset(n for n, _ in labels)
         height, width = image.shape[:2]
+        boxes = [d.box for d in detections] + unread
         item = ImageResult(
             path.relative_to(root).as_posix(),
             labelled,
             frozenset(d.identity for d in detections),
             at_border(labels, detections, width, height),
+            localised(labels, boxes, width, height),
         )
         result.add(item)
         result.scored.extend((float(d.score), d.identity in labelled) for d in detections)
