@@ -186,6 +186,33 @@ def test_procedural_jokers_carry_every_corner_mark_in_the_big_and_small_jokers_c
         assert small_ink > 0.02, "the small joker's mark is dark ink"
 
 
+def test_four_colour_decks_follow_every_printed_convention_so_no_colour_tells_a_suit() -> None:
+    """Poker decks print diamonds blue and clubs green, German bridge decks spades green and
+    diamonds yellow, others spades blue: a classifier that saw one convention reads another
+    deck's blue spades as diamonds."""
+    from vision.synth.procedural import FOUR_COLOUR_CONVENTIONS, random_style
+
+    def ink(rgb: tuple[int, ...]) -> str:
+        r, g, b = rgb
+        if max(rgb) < 60:
+            return "black"
+        return (
+            "red"
+            if r > 150 and g < 100
+            else max(("blue", b), ("green", g - r), ("yellow", r + g - 2 * b), key=lambda k: k[1])[
+                0
+            ]
+        )
+
+    seen = set()
+    for seed in range(300):
+        colors = random_style(np.random.default_rng(seed)).colors
+        assert ink(colors["H"]) == "red"
+        if colors["D"] != colors["H"]:  # a 4-colour deck
+            seen.add(tuple(sorted((suit, ink(colors[suit])) for suit in "SDC")))
+    assert seen == {tuple(sorted(c.items())) for c in FOUR_COLOUR_CONVENTIONS}
+
+
 def test_a_scene_lists_its_cards_visible_faces_a_fans_strips_included() -> None:
     """What the table's whole-card and fan-strip readers look at: each face's visible part,
     most of the card's height long, inside the image."""

@@ -105,6 +105,29 @@ def _rgb(values: Iterable[SupportsInt]) -> tuple[int, int, int]:
     return r, g, b
 
 
+FOUR_COLOUR_CONVENTIONS = (
+    {"S": "black", "D": "blue", "C": "green"},  # the poker deck's
+    {"S": "green", "D": "yellow", "C": "black"},  # the German bridge deck's
+    {"S": "blue", "D": "yellow", "C": "green"},
+)
+"""Which suit takes which ink in a 4-colour deck (hearts stay red): printed decks disagree, so
+a suit's colour never tells it and the classifier learns the shapes."""
+
+
+def _four_colours(
+    rng: np.random.Generator, black: tuple[int, int, int]
+) -> dict[str, tuple[int, int, int]]:
+    """The inks of spades, diamonds and clubs in a 4-colour deck of a random convention."""
+    inks = {
+        "black": black,
+        "blue": (20, 60, int(rng.integers(160, 220))),
+        "green": (20, int(rng.integers(110, 150)), 40),
+        "yellow": (int(rng.integers(220, 245)), int(rng.integers(120, 175)), 20),
+    }
+    convention = FOUR_COLOUR_CONVENTIONS[int(rng.integers(len(FOUR_COLOUR_CONVENTIONS)))]
+    return {suit: inks[ink] for suit, ink in convention.items()}
+
+
 def _four(values: Iterable[SupportsFloat]) -> tuple[float, float, float, float]:
     """Exactly four values as a tuple of floats."""
     a, b, c, d = (float(v) for v in values)
@@ -123,12 +146,9 @@ def random_style(rng: np.random.Generator, square_bowls: float = 0.0) -> Procedu
     red = (int(rng.integers(190, 236)), int(rng.integers(0, 52)), int(rng.integers(0, 52)))
     black = _rgb(rng.integers(0, 45, 3))
     four_colour = rng.random() < 0.2
-    colors = {
-        "H": red,
-        "D": (20, 60, int(rng.integers(160, 220))) if four_colour else red,
-        "S": black,
-        "C": (20, int(rng.integers(110, 150)), 40) if four_colour else black,
-    }
+    colors = {"H": red, "D": red, "S": black, "C": black}
+    if four_colour:
+        colors |= _four_colours(rng, black)
     court = tuple(_rgb(rng.integers(0, 256, 3)) for _ in range(4))
     jok = (red, (230, 180, 20), (30, 90, 200), (40, 150, 60)) if rng.random() < 0.6 else (red,)
     return ProceduralStyle(
