@@ -1,6 +1,7 @@
 """The ``chaodipi deck`` command: ``deck sheet`` prints the enrolment mat, ``deck capture``
 reads a deck's faces off photographs of it into a deck folder, ``deck adapt`` fine-tunes the
-card classifier on that deck and writes ``DECK/model/`` when the result reads it better.
+card localiser and classifier on that deck and writes ``DECK/model/`` when the result reads it
+better.
 
 This module owns those commands' arguments and printing; the mat's layout, the reading and the
 adaptation are :mod:`vision.enrolment`'s, the table config :mod:`chaodipi.config`'s.
@@ -18,7 +19,7 @@ from pathlib import Path
 from chaodipi.cli.calibrate import grab_frame
 from chaodipi.cli.detect_eval import read_image
 from chaodipi.config import load_config
-from vision.enrolment.adapt import adapt_deck
+from vision.enrolment.adapt import LOCALISER_SHARE, adapt_deck
 from vision.enrolment.capture import PARTIAL, capture_deck
 from vision.enrolment.mat import DEFAULT_DPI, HALF_COUNT, SLOT_COUNT, EnrolmentError, write_mat
 from vision.table_geometry import TableGeometry
@@ -64,8 +65,8 @@ def add_deck_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     c.set_defaults(func=cmd_capture)
     a: argparse.ArgumentParser = steps.add_parser(
         "adapt",
-        help="fine-tune the card classifier on a deck folder (the localiser stays the bundled "
-        "one); write DECK/model/ only when it reads the deck better than the bundled pair",
+        help="fine-tune the card localiser and classifier on a deck folder; write DECK/model/ "
+        "only when the pair reads the deck better than the bundled pair",
     )
     a.add_argument("deck", type=Path, metavar="DECK", help="the deck folder (deck capture's)")
     a.add_argument(
@@ -74,6 +75,14 @@ def add_deck_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         default=30.0,
         metavar="M",
         help="minutes of training on the CPU (default 30; making the data comes on top)",
+    )
+    a.add_argument(
+        "--localiser-share",
+        type=float,
+        default=LOCALISER_SHARE,
+        metavar="S",
+        help=f"share of the minutes that trains the localiser, the rest the classifier "
+        f"(default {LOCALISER_SHARE:g}; 0 keeps the bundled localiser)",
     )
     a.add_argument("--seed", type=int, default=0, help="seed of the synthetic data (default 0)")
     a.add_argument(
@@ -132,15 +141,26 @@ def cmd_capture(args: argparse.Namespace) -> int:
 
 def cmd_adapt(args: argparse.Namespace) -> int:
     """Adapt the classifier to the deck; print both pairs' scores and what was kept."""
-    result = adapt_deck(args.deck, args.minutes, seed=args.seed, workers=args.workers)
+    result = adapt_deck(
+        args.deck,
+        args.minutes,
+        seed=args.seed,
+        workers=args.workers,
+        localiser_share=args.localiser_share,
+    )
     print(
         f"held-out renders of {args.deck} ({result.stills} stills at {result.still_size} px), "
         "identity precision / recall:"
     )
     print(f"  bundled pair  {result.bundled.text()}")
+    localiser = (
+        f"localiser {result.localiser_epochs} epochs, "
+        if result.localiser_epochs
+        else "bundled localiser, "
+    )
     print(
-        f"  adapted pair  {result.candidate.text()}  ({result.epochs} epochs, "
-        f"{result.train_seconds / 60:.1f} min of training)"
+        f"  adapted pair  {result.candidate.text()}  ({localiser}classifier {result.epochs} "
+        f"epochs, {result.train_seconds / 60:.1f} min of training)"
     )
     if result.model is not None:
         print(f"wrote {result.model}: run, replay, replay-eval and demo read it with --deck")

@@ -1,7 +1,8 @@
 """A deck's own card reader: ``chaodipi deck adapt`` and ``--deck DIR``.
 
-``deck adapt DECK`` fine-tunes the classifier on synthetic scenes of the deck (the localiser
-stays the bundled one) and writes ``DECK/model/`` only when the new pair reads the deck's
+``deck adapt DECK`` fine-tunes the localiser and the classifier on synthetic scenes of the deck
+(``--localiser-share 0`` keeps the bundled localiser) and writes ``DECK/model/`` only when the
+new pair reads the deck's
 held-out renders better than the bundled pair; its work files stay in ``DECK/.adapt/`` and a
 second run reuses them. ``--deck DIR`` on ``run``, ``replay``, ``replay-eval`` and ``demo``
 reads with ``DIR/model/`` when the deck has one, else with the bundled pair and one line saying
@@ -202,6 +203,8 @@ def test_adapt_refuses_bad_input_in_one_line_with_exit_2(
     assert "--minutes must be above 0" in one_line(capsys)
     assert main(["deck", "adapt", str(deck), "--minutes", "-5"]) == 2
     assert "--minutes must be above 0" in one_line(capsys)
+    assert main(["deck", "adapt", str(deck), "--minutes", "5", "--localiser-share", "1"]) == 2
+    assert "--localiser-share must lie in 0" in one_line(capsys)
     assert main(["deck", "adapt", str(tmp_path / "no deck"), "--minutes", "1"]) == 2
     assert "is not a deck folder" in one_line(capsys)
     monkeypatch.setitem(sys.modules, "ultralytics", None)  # `import ultralytics` fails
@@ -308,6 +311,7 @@ def test_adapt_end_to_end_on_a_tiny_budget_then_a_second_run_reuses_its_work(
     tiny: dict[str, Any] = {
         "scenes": 8,
         "val_scenes": 3,
+        "localiser_scenes": 8,
         "crop_sizes": (160,),
         "stills": 6,
         "still_size": 160,
@@ -318,7 +322,8 @@ def test_adapt_end_to_end_on_a_tiny_budget_then_a_second_run_reuses_its_work(
     first = adapt_deck(deck, 0.1, seed=5, **tiny)
     work = deck / ".adapt"
     assert (work / ".gitignore").read_text() == "*\n"
-    assert first.epochs >= 1 and first.bundled.images == first.candidate.images == 6
+    assert first.epochs >= 1 and first.localiser_epochs >= 1
+    assert first.bundled.images == first.candidate.images == 6
     model = deck / "model"
     if first.model is not None:
         assert beats(first.candidate, first.bundled) and first.model == model
@@ -326,7 +331,8 @@ def test_adapt_end_to_end_on_a_tiny_budget_then_a_second_run_reuses_its_work(
         assert report["minutes"] == 0.1 and report["seed"] == 5 and report["date"]
         assert report["adapted"]["recall"] == first.candidate.recall
         assert report["bundled"]["recall"] == first.bundled.recall
-        assert (model / "card_detector.onnx").read_bytes() == DEFAULT_MODEL.read_bytes()
+        assert (model / "card_detector.onnx").read_bytes() != DEFAULT_MODEL.read_bytes()
+        assert report["localiser"]["epochs"] == first.localiser_epochs >= 1
         assert (model / "card_classifier.onnx").is_file()
     else:
         assert not beats(first.candidate, first.bundled) and not model.exists()
@@ -337,7 +343,15 @@ def test_adapt_end_to_end_on_a_tiny_budget_then_a_second_run_reuses_its_work(
 
     said.clear()
     second = adapt_deck(deck, 0.1, seed=5, **tiny)
-    assert set(second.reused) == {"train crops", "val crops", "stills", "training", "candidate"}
+    assert set(second.reused) == {
+        "train crops",
+        "val crops",
+        "stills",
+        "scenes",
+        "localiser training",
+        "classifier training",
+        "candidate",
+    }
     assert [p.stat().st_mtime_ns for p in crops] == stamps
     assert (second.candidate, second.bundled) == (first.candidate, first.bundled)
     assert (second.model is None) == (first.model is None)
@@ -368,6 +382,7 @@ def test_enrolment_end_to_end_photograph_capture_adapt_and_replay_a_hand_in_the_
     assert main([*capture, str(deck)]) == 0
     capsys.readouterr()
     tiny: dict[str, Any] = {"scenes": 6, "val_scenes": 2, "crop_sizes": (160,), "stills": 4}
+    tiny["localiser_scenes"] = 6
     result = adapt_deck(deck, 0.05, still_size=160, batch=32, say=lambda _: None, **tiny)
     capsys.readouterr()
     # The footage opens with the draw phase (declarations, the kitty): 30 s reach the first plays.

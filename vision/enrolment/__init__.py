@@ -7,7 +7,8 @@ sheet itself. :mod:`~vision.enrolment.capture` reads a deck from photographs of 
 slot's card is found, checked (empty, two cards, off its slot, covered, blurred) and rectified
 into an upright face, and the faces are written as a deck folder in the format of
 :mod:`vision.synth.decks` (``DECK/AS.png`` … ``deck.toml``), all at once or not at all.
-:mod:`~vision.enrolment.adapt` fine-tunes the classifier on synthetic scenes of that deck and
+:mod:`~vision.enrolment.adapt` fine-tunes the localiser and the classifier on synthetic scenes of
+that deck and
 writes the deck's own pair to ``DECK/model/`` when it reads the deck better than the bundled
 one (needs the ``train`` extra); :mod:`~vision.enrolment.deck_model` says which model reads a
 deck (``--deck DIR`` on the table commands).

@@ -1,28 +1,33 @@
 """Adapting the card reader to one enrolled deck: ``chaodipi deck adapt DECK --minutes M``.
 
 This module owns the adaptation of the bundled pair to a deck folder (one that ``chaodipi deck
-capture`` wrote, or any other): only the **classifier** is fine-tuned; the **localiser stays the
-bundled one** (it boxes corner indices, which look alike across designs, and a CPU has no time
-to retrain it). :func:`adapt_deck`:
+capture`` wrote, or any other): both models are fine-tuned, the **localiser** for a share
+``localiser_share`` of the ``M`` minutes (:data:`LOCALISER_SHARE`; a deck's index-less or
+star-marked jokers and its own index lettering are what an unseen deck's localiser misses) and
+the **classifier** for the rest; ``localiser_share=0`` keeps the bundled localiser.
+:func:`adapt_deck`:
 
 1. **Data** in ``DECK/.adapt/`` (:data:`~vision.enrolment.deck_model.WORK_FOLDER`, ignored by git
    through its own ``.gitignore``): classifier crops (:func:`vision.synth.crop_data.
    synthesize_crops`) cut from synthetic scenes drawn in the designs ``[DECK, DECK, DECK,
    procedural]`` (procedural decks in the mix so the classifier does not forget other
-   lettering), a ``train`` and a ``val`` split, and held-out stills of the deck alone
-   (:func:`vision.synth.scenes.synthesize`, ``split="test"``, another seed). Each part is made
-   once: its recipe (counts, sizes, seed, a digest of the deck's faces) is written beside it when
-   it is complete, and a later run with the same recipe reuses it.
-2. **Training**: the classifier continues from the bundled classifier's weights
-   (``models/baseline/classifier_d.pt``) at lr0 :data:`LR0` on the CPU for ``M`` minutes
-   (:func:`vision.training.train.train_classifier`,
-   ``hours=M/60``; ultralytics' progress bars). The run lives in ``.adapt/run/classifier``; the
-   same command again *continues* an interrupted run from its last epoch (with the same
-   wall-clock budget again), and reuses a finished one; another recipe starts a new run.
-3. **Candidate pair** in ``.adapt/candidate/``: a copy of the bundled localiser
-   ``card_detector.onnx`` and the new classifier exported and averaged with itself read
-   half-turned, exactly like the bundled ``card_classifier.onnx`` (:func:`vision.training.train.
-   export_onnx`, :func:`~vision.training.train.average_onnx`).
+   lettering), a ``train`` and a ``val`` split; the localiser's scenes in the same designs at
+   320 px, half at the table camera's card scale (:func:`vision.synth.scenes.synthesize`,
+   ``.adapt/scenes``); and held-out stills of the deck alone (``split="test"``, another seed).
+   Each part is made once: its recipe (counts, sizes, seed, a digest of the deck's faces) is
+   written beside it when it is complete, and a later run with the same recipe reuses it.
+2. **Training**: the localiser continues from ``models/baseline/localiser.pt`` at lr0
+   :data:`LOCALISER_LR0` (:func:`vision.training.train.train`, one class), then the classifier
+   from the bundled classifier's weights (``models/baseline/classifier_d.pt``) at lr0
+   :data:`LR0` (:func:`vision.training.train.train_classifier`), each on the CPU for its share
+   of the minutes (ultralytics' progress bars). The runs live in ``.adapt/run/localiser`` and
+   ``.adapt/run/classifier``; the same command again *continues* an interrupted run from its
+   last epoch (with the same wall-clock budget again), and reuses a finished one; another
+   recipe starts a new run.
+3. **Candidate pair** in ``.adapt/candidate/``: the new localiser exported at 512 px (or a copy
+   of the bundled ``card_detector.onnx``) and the new classifier exported and averaged with
+   itself read half-turned, exactly like the bundled ``card_classifier.onnx``
+   (:func:`vision.training.train.export_onnx`, :func:`~vision.training.train.average_onnx`).
 4. **Scores**: the candidate and the bundled pair on the held-out stills, identity precision /
    recall (:func:`vision.training.evaluate.evaluate`; a pair's score is cached by its files'
    digest).
@@ -65,8 +70,19 @@ from vision.synth.decks import DeckInfo
 from vision.training.train import DEFAULT_MODEL_PATH, REPO_ROOT, TrainError
 
 BASELINE_CLASSIFIER = REPO_ROOT / "models" / "baseline" / "classifier_d.pt"
+BASELINE_LOCALISER = REPO_ROOT / "models" / "baseline" / "localiser.pt"
 LR0 = 0.0003
 """The fine-tuning rate (the model card's classifier rounds continued from the baseline at it)."""
+LOCALISER_LR0 = 0.0005
+"""The localiser's fine-tuning rate (the model card's localiser rounds continued at it)."""
+LOCALISER_SHARE = 0.5
+"""The share of the minutes the localiser trains for; the classifier trains for the rest."""
+LOCALISER_IMGSZ = 320
+"""The localiser's training scenes' size (the model card's); it is exported at 512 px."""
+SMALL_CARDS = 0.5
+"""Share of the localiser's scenes at the table camera's card scale (the model card's)."""
+LOCALISER_EXPORT_SIZE = 512
+"""The size the bundled localiser is exported at (its metadata ``imgsz``)."""
 DECK_WEIGHT = 3
 """The deck's share of the training scenes' designs: ``[DECK] * 3 + ["procedural"]``."""
 JOKER_SHARE = 0.2
@@ -110,6 +126,9 @@ class AdaptResult:
     train_seconds: float
     stills: int
     still_size: int
+    localiser_epochs: int = 0
+    """The localiser's epochs (0: the bundled localiser was kept); ``epochs`` are the
+    classifier's, ``train_seconds`` both models'."""
 
 
 def beats(candidate: PairScore, bundled: PairScore) -> bool:
@@ -126,6 +145,12 @@ def default_scenes(minutes: float) -> int:
     """Training scenes for a budget of ``minutes``: about 100 a minute (≈ 1,300 crops, which a
     2-core CPU passes over in ≈ 5 s an epoch), 300 to 6,000."""
     return int(min(6000, max(300, round(100 * minutes))))
+
+
+def default_localiser_scenes(minutes: float) -> int:
+    """The localiser's training scenes for a budget of ``minutes``: about 200 a minute (a
+    2-core CPU passes over ≈ 16 scenes of 320 px a second: ≈ 5 epochs), 100 to 4,000."""
+    return int(min(4000, max(100, round(200 * minutes))))
 
 
 def faces_digest(deck: Path) -> str:
@@ -271,42 +296,57 @@ def adapt_deck(
     scenes: int | None = None,
     val_scenes: int | None = None,
     crop_sizes: Sequence[int] = (320, 640),
+    localiser_share: float = LOCALISER_SHARE,
+    localiser_scenes: int | None = None,
     stills: int = 100,
     still_size: int = 640,
     batch: int = 128,
     threads: int | None = None,
     bundled: Path = DEFAULT_MODEL_PATH,
     baseline: Path = BASELINE_CLASSIFIER,
+    baseline_localiser: Path = BASELINE_LOCALISER,
     say: Callable[[str], None] = print,
 ) -> AdaptResult:
-    """Fine-tune the classifier on ``deck`` for ``minutes`` of training and write
-    ``deck/model/`` when the new pair beats ``bundled`` (see the module docstring).
+    """Fine-tune the localiser and the classifier on ``deck`` for ``minutes`` of training
+    between them and write ``deck/model/`` when the new pair beats ``bundled`` (see the module
+    docstring).
 
     ``seed`` seeds the data (training crops ``seed``, validation crops ``seed + 1``, held-out
-    stills ``seed + 2``); ``workers`` processes cut the crops; ``scenes`` training scenes
-    (default :func:`default_scenes`) and ``val_scenes`` validation ones (default a tenth, at
-    least 10), drawn at ``crop_sizes`` px; ``stills`` held-out stills at ``still_size`` px;
+    stills ``seed + 2``, the localiser's scenes ``seed + 3`` and ``seed + 4``); ``workers``
+    processes cut the crops; ``scenes`` training scenes for the classifier's crops (default
+    :func:`default_scenes` of its minutes) and ``val_scenes`` validation ones (default a tenth,
+    at least 10), drawn at ``crop_sizes`` px; ``localiser_share`` of the minutes trains the
+    localiser (0: the bundled one stays) on ``localiser_scenes`` scenes (default
+    :func:`default_localiser_scenes`); ``stills`` held-out stills at ``still_size`` px;
     ``threads`` torch and onnxruntime threads (default: every core). ``say`` prints the stages.
     """
     if not minutes > 0:
         raise AdaptError(f"--minutes must be above 0 (got {minutes:g}): e.g. --minutes 30")
+    if not 0 <= localiser_share < 1:
+        raise AdaptError(
+            f"--localiser-share must lie in 0 ... below 1 (got {localiser_share:g}): e.g. 0.5"
+        )
     deck = Path(deck).expanduser()
     info = deck_info(deck)
     _check_train_extra()
     threads = threads or os.cpu_count() or 1
-    n_train = scenes if scenes is not None else default_scenes(minutes)
+    localiser_minutes = minutes * localiser_share
+    classifier_minutes = minutes - localiser_minutes
+    n_train = scenes if scenes is not None else default_scenes(classifier_minutes)
     n_val = val_scenes if val_scenes is not None else max(10, n_train // 10)
+    n_loc = localiser_scenes or default_localiser_scenes(localiser_minutes)
     work = deck / WORK_FOLDER
     work.mkdir(exist_ok=True)
     (work / ".gitignore").write_text("*\n", encoding="utf-8")
     reused: list[str] = []
     with exclusive(work):  # one adapt at a time in a deck's work folder
         faces = faces_digest(deck)
+        designs = ["DECK"] * DECK_WEIGHT + ["procedural"]
         crop_recipes = {
             split: {
                 "scenes": n,
                 "seed": split_seed,
-                "designs": ["DECK"] * DECK_WEIGHT + ["procedural"],
+                "designs": designs,
                 "sizes": list(crop_sizes),
                 "jokers": JOKER_SHARE,
                 "faces": faces,
@@ -320,16 +360,39 @@ def adapt_deck(
             "jokers": JOKER_SHARE,
             "faces": faces,
         }
+        scenes_recipe = {
+            "scenes": n_loc,
+            "val_scenes": max(10, n_loc // 10),
+            "seed": seed + 3,
+            "designs": designs,
+            "imgsz": LOCALISER_IMGSZ,
+            "small_cards": SMALL_CARDS,
+            "jokers": JOKER_SHARE,
+            "faces": faces,
+        }
         _make_data(work, info, crop_recipes, stills_recipe, workers, say, reused)
+        localiser_weights: Path | None = None
+        localiser_run: dict[str, Any] = {}
+        if localiser_share > 0:
+            _make_scenes(work, info, scenes_recipe, say, reused)
+            localiser_recipe = {
+                "minutes": localiser_minutes,
+                "lr0": LOCALISER_LR0,
+                "start": files_digest([baseline_localiser]),
+                "scenes": scenes_recipe,
+            }
+            localiser_weights, localiser_run = _train(
+                work, "localiser", localiser_recipe, baseline_localiser, threads, say, reused
+            )
         train_recipe = {
-            "minutes": minutes,
+            "minutes": classifier_minutes,
             "lr0": LR0,
             "batch": batch,
             "start": files_digest([baseline]),
             "crops": crop_recipes,
         }
-        weights, run = _train(work, train_recipe, baseline, threads, say, reused)
-        candidate = _candidate(work, weights, bundled, say, reused)
+        weights, run = _train(work, "classifier", train_recipe, baseline, threads, say, reused)
+        candidate = _candidate(work, weights, localiser_weights, bundled, say, reused)
         say("scoring the bundled pair and the candidate on the held-out stills")
         stills_dir = work / "stills"
         bundled_score = _score(
@@ -340,8 +403,20 @@ def adapt_deck(
         )
         epochs = int(run.get("epochs", 0) or 0)
         train_seconds = float(run.get("seconds", 0.0) or 0.0)
+        localiser_epochs = int(localiser_run.get("epochs", 0) or 0)
+        localiser_seconds = float(localiser_run.get("seconds", 0.0) or 0.0)
         written: Path | None = None
         if beats(candidate_score, bundled_score):
+            localiser: str | dict[str, Any] = f"{_shown(bundled)}, copied"
+            if localiser_weights is not None:
+                localiser = {
+                    "scenes": n_loc,
+                    "start": _shown(baseline_localiser),
+                    "lr0": LOCALISER_LR0,
+                    "minutes": localiser_minutes,
+                    "epochs": localiser_epochs,
+                    "seconds": localiser_seconds,
+                }
             report = {
                 "deck": info.name,
                 "minutes": minutes,
@@ -354,13 +429,14 @@ def adapt_deck(
                 "training": {
                     "scenes": n_train,
                     "val_scenes": n_val,
-                    "designs": ["DECK"] * DECK_WEIGHT + ["procedural"],
+                    "designs": designs,
                     "start": _shown(baseline),
                     "lr0": LR0,
+                    "minutes": classifier_minutes,
                     "epochs": epochs,
                     "seconds": train_seconds,
                 },
-                "localiser": f"{_shown(bundled)}, copied",
+                "localiser": localiser,
             }
             written = _write_model(deck, candidate.parent, report)
     return AdaptResult(
@@ -370,9 +446,10 @@ def adapt_deck(
         model=written,
         reused=tuple(reused),
         epochs=epochs,
-        train_seconds=train_seconds,
+        train_seconds=train_seconds + localiser_seconds,
         stills=stills,
         still_size=still_size,
+        localiser_epochs=localiser_epochs,
     )
 
 
@@ -427,47 +504,93 @@ def _make_data(
         reused.append("stills")
 
 
+def _make_scenes(
+    work: Path,
+    info: DeckInfo,
+    recipe: Mapping[str, Any],
+    say: Callable[[str], None],
+    reused: list[str],
+) -> None:
+    """The localiser's scenes (``work/scenes``, a YOLO dataset with a ``train`` and a ``val``
+    split), made once for ``recipe``."""
+    from vision.synth.scenes import synthesize
+
+    folder = work / "scenes"
+    designs = [str(info.folder.resolve())] * DECK_WEIGHT + ["procedural"]
+    seed, size = int(recipe["seed"]), int(recipe["imgsz"])
+
+    def make_scenes() -> None:
+        for split, n, split_seed in (
+            ("train", int(recipe["scenes"]), seed),
+            ("val", int(recipe["val_scenes"]), seed + 1),
+        ):
+            synthesize(
+                n,
+                folder,
+                split_seed,
+                designs,
+                size,
+                split,
+                small_share=float(recipe["small_cards"]),
+                joker_share=float(recipe["jokers"]),
+            )
+
+    what = f"localiser scenes: {recipe['scenes']} of {info.name} and procedural decks"
+    if made_once(folder, recipe, make_scenes, what, say):
+        reused.append("scenes")
+
+
 def _train(
     work: Path,
+    model: str,
     recipe: Mapping[str, Any],
     baseline: Path,
     threads: int,
     say: Callable[[str], None],
     reused: list[str],
 ) -> tuple[Path, dict[str, Any]]:
-    """Train, continue or reuse the run in ``work/run/classifier`` (:func:`training_state`);
-    its weights and ``train_result.json``."""
-    from vision.training.train import train_classifier
+    """Train, continue or reuse the run in ``work/run/<model>`` (``localiser`` or
+    ``classifier``; :func:`training_state`); its weights and ``train_result.json``."""
+    from vision.training.train import train, train_classifier
 
-    project, name = work / "run", "classifier"
-    run_dir = project / name
-    recipe_file = project / "recipe.json"  # beside the run: ultralytics empties a new one
+    project = work / "run"
+    run_dir = project / model
+    recipe_file = project / f"{model}.recipe.json"  # beside the run: ultralytics empties a new one
     state = training_state(run_dir, recipe_file, recipe)
     minutes = float(recipe["minutes"])
+    lr0 = float(recipe["lr0"])
     if state == "done":
-        say(f"training: the finished run in {run_dir} is reused")
-        reused.append("training")
+        say(f"{model} training: the finished run in {run_dir} is reused")
+        reused.append(f"{model} training")
     else:
         how = "continuing the run in" if state == "resume" else "a new run in"
         say(
-            f"training: {how} {run_dir}, {minutes:g} min on the CPU from {baseline.name} "
-            f"at lr0 {LR0:g}"
+            f"{model} training: {how} {run_dir}, {minutes:g} min on the CPU from "
+            f"{baseline.name} at lr0 {lr0:g}"
         )
         _write_json(recipe_file, recipe)
+        common: dict[str, Any] = {
+            "epochs": EPOCH_CAP,
+            "threads": threads,
+            "project": project,
+            "name": model,
+            "model_yaml": str(baseline),
+            "resume": state == "resume",
+            "hours": minutes / 60,
+            "lr0": lr0,
+            "device": "cpu",
+        }
         try:
-            train_classifier(
-                work / "crops",
-                epochs=EPOCH_CAP,
-                batch=int(recipe["batch"]),
-                threads=threads,
-                project=project,
-                name=name,
-                model_yaml=str(baseline),
-                resume=state == "resume",
-                hours=minutes / 60,
-                lr0=LR0,
-                device="cpu",
-            )
+            if model == "localiser":
+                train(
+                    work / "scenes",
+                    imgsz=LOCALISER_IMGSZ,
+                    batch=16,
+                    single_class=True,
+                    **common,
+                )
+            else:
+                train_classifier(work / "crops", batch=int(recipe["batch"]), **common)
         except AssertionError:
             # ultralytics: "training to N epochs is finished, nothing to resume" (stopped
             # between its last epoch and its final check): its weights stand.
@@ -481,21 +604,40 @@ def _train(
 
 
 def _candidate(
-    work: Path, weights: Path, bundled: Path, say: Callable[[str], None], reused: list[str]
+    work: Path,
+    weights: Path,
+    localiser_weights: Path | None,
+    bundled: Path,
+    say: Callable[[str], None],
+    reused: list[str],
 ) -> Path:
-    """The candidate pair in ``work/candidate``: a copy of the bundled localiser and the new
-    classifier, exported and averaged with itself read half-turned (as the bundled one is);
-    made again when the weights are newer. Returns its localiser's path."""
+    """The candidate pair in ``work/candidate``: the new localiser exported at the bundled one's
+    size (or a copy of the bundled localiser when none was trained) and the new classifier,
+    exported and averaged with itself read half-turned (as the bundled one is); each made again
+    when its weights are newer. Returns its localiser's path."""
     from vision.training.train import average_onnx, export_onnx
 
     candidate = work / "candidate"
     classifier = candidate / CLASSIFIER_FILE
+    localiser = candidate / DETECTOR_FILE
     candidate.mkdir(exist_ok=True)
-    shutil.copyfile(bundled, candidate / DETECTOR_FILE)  # the localiser stays the bundled one
-    if not classifier.is_file() or classifier.stat().st_mtime < weights.stat().st_mtime:
-        say(f"candidate pair: the bundled localiser and the new classifier in {candidate}")
+    made = False
+    if localiser_weights is None:
+        shutil.copyfile(bundled, localiser)  # the localiser stays the bundled one
+    elif not _newer(localiser, localiser_weights):
+        say(f"candidate pair: the new localiser in {candidate}")
+        export_onnx(localiser_weights, LOCALISER_EXPORT_SIZE, localiser)
+        made = True
+    if not _newer(classifier, weights):
+        say(f"candidate pair: the new classifier in {candidate}")
         single = export_onnx(weights, 64, candidate / "classifier_single.onnx")
         average_onnx([single, single], classifier, half_turned=[False, True])
-    else:
+        made = True
+    if not made:
         reused.append("candidate")
-    return candidate / DETECTOR_FILE
+    return localiser
+
+
+def _newer(target: Path, source: Path) -> bool:
+    """Whether ``target`` exists and is no older than ``source`` (made from it)."""
+    return target.is_file() and target.stat().st_mtime >= source.stat().st_mtime

@@ -3,8 +3,9 @@
 
 This module owns the deck folder's model layout and the one resolution the commands share
 (:func:`detector_for`). ``chaodipi deck adapt DIR`` (:mod:`vision.enrolment.adapt`) writes the
-deck's own reader to ``DIR/model/``: ``card_detector.onnx`` (a copy of the bundled localiser)
-with its ``card_classifier.onnx`` beside it (the classifier fine-tuned on the deck), and
+deck's own reader to ``DIR/model/``: ``card_detector.onnx`` (the localiser fine-tuned on the
+deck, or a copy of the bundled one) with its ``card_classifier.onnx`` beside it (the classifier
+fine-tuned on the deck), and
 ``report.json``. Its work files stay in ``DIR/.adapt/``. A deck without ``model/`` is read by
 the command's usual model (the bundled pair unless a config names another), with one line on
 stderr saying so. Importing this module costs nothing heavy: the commands load it at run time.
