@@ -213,6 +213,27 @@ def test_four_colour_decks_follow_every_printed_convention_so_no_colour_tells_a_
     assert seen == {tuple(sorted(c.items())) for c in FOUR_COLOUR_CONVENTIONS}
 
 
+def test_most_procedural_aces_of_spades_carry_a_makers_lettering_clear_of_their_indices() -> None:
+    """Nearly every printed deck's ace of spades carries its maker's name and small print (a
+    Bicycle ace's "Bicycle" was boxed and read as a joker on real photos): the procedural ones
+    do too, between the two indices' columns, so they are lettering no label names."""
+    from vision.synth.procedural import MAKER_TEXT_SPAN, random_style, render_procedural
+
+    lettered = 0
+    for seed in range(30):
+        face = render_procedural(random_style(np.random.default_rng(seed)), "AS", 400, seed)
+        image = face.image[..., :3].astype(int)
+        h, w = image.shape[:2]
+        x0, x1 = (round(f * w) for f in MAKER_TEXT_SPAN)
+        band = image[round(0.69 * h) : round(0.9 * h), x0:x1]
+        paper = np.median(image[round(0.45 * h) : round(0.55 * h), 1:4], axis=(0, 1))
+        lettered += bool((np.abs(band - paper).sum(axis=2) > 120).any())
+        for quad in face.corners:  # the indices stay outside the lettering's columns
+            xs = [x for x, _ in quad]
+            assert max(xs) <= x0 + 2 or min(xs) >= x1 - 2
+    assert 12 <= lettered <= 28
+
+
 def test_a_scene_lists_its_cards_visible_faces_a_fans_strips_included() -> None:
     """What the table's whole-card and fan-strip readers look at: each face's visible part,
     most of the card's height long, inside the image."""

@@ -1,5 +1,6 @@
-"""Procedural decks: paper tints, 2- or 4-colour suits, pips or simple court art, any of the
-fonts of :mod:`vision.synth.lettering`, jokers with a corner mark (mostly the Chinese-style
+"""Procedural decks: paper tints, 2- or 4-colour suits, pips or simple court art, a maker's
+lettering on the ace of spades, any of the fonts of :mod:`vision.synth.lettering`, jokers with
+a corner mark (mostly the Chinese-style
 vertical "JOKER" lettering, else the word across the corner or a star, :func:`joker_mark`)
 or, in a quarter of the decks, picture-only jokers labelled whole — so that the detector does
 not learn one deck's look. A :class:`ProceduralStyle` fixes one deck's look;
@@ -299,6 +300,61 @@ def _draw_centre(
             paste(img, pip[::-1, ::-1], fx1 - gap - pip.shape[1], fy1 - gap - pip.shape[0], col)
 
 
+MAKER_LETTERING_SHARE = 0.7
+"""Share of procedural aces of spades with a maker's lettering (:func:`_draw_maker_lettering`)."""
+COURT_SMALL_PRINT_SHARE = 0.2
+"""Share of procedural court cards that carry a line of small print under their panel."""
+MAKER_TEXT_SPAN = (0.28, 0.72)
+"""The columns (fractions of the width) maker lettering stays within: clear of both indices."""
+
+
+def _maker_word(rng: np.random.Generator) -> str:
+    """A made-up maker's name: 4–9 letters, upper or title case, never a joker's lettering."""
+    while True:
+        letters = "".join(str(c) for c in rng.choice(list("ABCDEFGHIKLMNOPRSTUVWY"), 9))
+        word = letters[: int(rng.integers(4, 10))]
+        if "JOKER" not in word:
+            return word if rng.random() < 0.5 else word.capitalize()
+
+
+def _text_line(
+    img: np.ndarray, text: str, font: Font, height: int, centre_y: float, ink: tuple[int, ...]
+) -> None:
+    """``text`` centred across the card at ``centre_y`` (px), shrunk to fit
+    :data:`MAKER_TEXT_SPAN`."""
+    w = img.shape[1]
+    mask = text_mask(text, font, max(3, height))
+    widest = (MAKER_TEXT_SPAN[1] - MAKER_TEXT_SPAN[0]) * w
+    if mask.shape[1] > widest:
+        scale = widest / mask.shape[1]
+        size = (max(1, int(widest)), max(2, round(mask.shape[0] * scale)))
+        mask = cv2.resize(mask, size, interpolation=cv2.INTER_AREA)
+    paste(img, mask, (w - mask.shape[1]) // 2, round(centre_y - mask.shape[0] / 2), ink)
+
+
+def _draw_maker_lettering(
+    img: np.ndarray, style: ProceduralStyle, rng: np.random.Generator, small_print_only: bool
+) -> None:
+    """A maker's name under (or over) the ace of spades' big spade and a line or two of small
+    print, as nearly every printed deck carries (a Bicycle ace reads "Bicycle" and its maker's
+    address): lettering no corner index shows, which the localiser must leave unboxed and the
+    classifier read as ``none``. A court card gets the small print only, under its panel."""
+    h = img.shape[0]
+    fonts: list[Font] = [*font_paths(), *HERSHEY]
+    ink = (*(style.colors["S"] if rng.random() < 0.6 else _rgb(rng.integers(0, 90, 3))), 255)
+    if not small_print_only:
+        font = fonts[int(rng.integers(len(fonts)))]
+        below = rng.random() < 0.75
+        centre = h * (float(rng.uniform(0.71, 0.75)) if below else float(rng.uniform(0.25, 0.29)))
+        _text_line(img, _maker_word(rng), font, round(h * rng.uniform(0.035, 0.06)), centre, ink)
+    lines = int(rng.integers(1, 3))
+    small = round(h * float(rng.uniform(0.014, 0.022)))
+    font = fonts[int(rng.integers(len(fonts)))]
+    for k in range(lines):
+        words = " ".join(_maker_word(rng).upper() for _ in range(int(rng.integers(2, 5))))
+        _text_line(img, words, font, small, h * (0.855 + k * 0.03), ink)
+
+
 JOKER_MARKS = ("vertical", "vertical", "vertical", "word", "star", "ringed_star")
 """A deck's joker corner mark, one drawn per deck (:func:`joker_mark`): the Chinese-style
 vertical "JOKER", the word across the corner, or a star alone or in a ring (many Western decks
@@ -491,6 +547,10 @@ def render_procedural(
         rank, suit = identity[:-1], identity[-1]
         col = style.colors[suit]
         _draw_centre(img, style, identity, rng)
+        if identity == "AS" and rng.random() < MAKER_LETTERING_SHARE:
+            _draw_maker_lettering(img, style, rng, small_print_only=False)
+        elif rank in ("J", "Q", "K") and rng.random() < COURT_SMALL_PRINT_SHARE:
+            _draw_maker_lettering(img, style, rng, small_print_only=True)
         rh = max(4, round(style.rank_h * h))
         rm = _rank_mask(style, rank, rh)
         x, y = round(style.margin_x * w), round(style.margin_y * h)
