@@ -38,7 +38,8 @@ seat's second play in one trick is merged into its first, the only way the recor
 per seat per trick. A play's ``unsure`` reads and a collected trick's ``unread`` seats (cards
 that were there but never read steadily) go into the record, so that the audit puts what rests
 on them to the referee as a question; so does a lead whose card count all three followers
-contradict (:func:`_doubt_a_lead_the_followers_contradict`). Plays join their trick in landing
+contradict (:func:`_doubt_a_lead_the_followers_contradict`) or no more than half the trick
+shares (:func:`_doubt_a_lead_half_the_trick_contradicts`). Plays join their trick in landing
 order, except that two landing within :data:`SAME_MOMENT_S` of each other are taken in turn
 order (the camera's dates cannot order them; a referee would not call an out-of-turn play on
 it).
@@ -267,6 +268,7 @@ class GameFeed:
             added = [c for c in dict.fromkeys(play["cards"]) if c not in play.get("unsure", ())]
             self._count_doubt[key] = added
             play["unsure"] = [*play.get("unsure", ()), *added]
+        _doubt_a_lead_half_the_trick_contradicts(plays)
 
     def _turn_position(self, plays: list[dict[str, Any]], ev: PlayEvent) -> int:
         """Where a play joins its trick: after the plays that landed before it, except those
@@ -449,6 +451,20 @@ def _doubt_extra_copies(play: dict[str, Any], extra: Iterable[str]) -> None:
     extra = [c for c in extra if c in play["cards"]]
     if extra:
         play["unsure"] = list(dict.fromkeys([*play.get("unsure", ()), *extra]))
+
+
+def _doubt_a_lead_half_the_trick_contradicts(plays: list[dict[str, Any]]) -> None:
+    """A whole trick in which the lead's count is held by no more than half its plays (two
+    seats read one card, two read two) was misread on one side or the other, and which cannot
+    be told: the lead's cards are marked unsure too, so neither side's count proves anything
+    (a pair stacked square is read as one card on a lead as often as on a follow). A lead that
+    three plays agree with stays sure: the odd follower is the one in doubt."""
+    if len(plays) != 4:
+        return
+    lead = plays[0]
+    holding = sum(len(p["cards"]) == len(lead["cards"]) for p in plays)
+    if holding <= 2:
+        lead["unsure"] = list(dict.fromkeys([*lead.get("unsure", ()), *lead["cards"]]))
 
 
 def _doubt_a_lead_the_followers_contradict(plays: list[dict[str, Any]]) -> bool:

@@ -569,6 +569,36 @@ def test_game_feed_a_follower_whose_count_disagrees_with_the_lead_is_read_in_dou
     assert (inf.kind, inf.seat, inf.to_check) == ("card_count", "E", True)
 
 
+def test_game_feed_a_lead_only_half_the_trick_agrees_with_in_count_is_read_in_doubt() -> None:
+    # W's pair read as one card, and E's too; N and S played two: which side was misread is
+    # not known, so no count in this trick proves anything (a hand's count at its end included)
+    feed = GameFeed(declarer="W", trump="H")
+    for seat, cards, t in (("W", ("SJ",), 0.0), ("N", ("3S", "3S"), 2.0), ("E", ("4S",), 4.0)):
+        feed.apply(PlayEvent(seat, cards, t, t + 0.5))
+    assert "unsure" not in feed.record["tricks"][0]["plays"][0]  # the trick is not whole yet
+    feed.apply(PlayEvent("S", ("6S", "7S"), 6.0, 6.5))
+    plays = feed.record["tricks"][0]["plays"]
+    assert [p.get("unsure") for p in plays] == [["SJ"], ["3S"], None, ["6S", "7S"]]
+    assert feed.audit().infractions and all(i.to_check for i in feed.audit().infractions)
+
+
+def test_game_feed_a_lead_three_plays_agree_with_stays_sure() -> None:
+    feed = GameFeed(declarer="W", trump="H")
+    for seat, cards, t in (
+        ("W", ("SJ", "SJ"), 0.0),
+        ("N", ("3S", "3S"), 2.0),
+        ("E", ("4S",), 4.0),
+        ("S", ("6S", "7S"), 6.0),
+    ):
+        feed.apply(PlayEvent(seat, cards, t, t + 0.5))
+    assert [bool(p.get("unsure")) for p in feed.record["tricks"][0]["plays"]] == [
+        False,
+        False,
+        True,
+        False,
+    ]
+
+
 # ----- out of play: a card taken back (悔牌) before the sweep, a card lying outside every zone
 # (synthetic zone reads through the tracker, the exposed-card watcher and the game feed).
 
