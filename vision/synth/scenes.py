@@ -69,13 +69,13 @@ OCCLUDER = 30000
 # --------------------------------------------------------------------------- faces
 
 
-@functools.lru_cache(maxsize=N_STYLES)
 def scene_name(seed: int, index: int) -> str:
     """A scene's file stem: its seed and index, so that sets drawn with different seeds can be
     written to one folder (a training set of several seeds) without overwriting each other."""
     return f"s{seed}_{index:06d}"
 
 
+@functools.lru_cache(maxsize=N_STYLES)
 def _style(seed: int, k: int, square_bowls: float = 0.0) -> ProceduralStyle:
     return random_style(np.random.default_rng([seed, k, 7]), square_bowls)
 
