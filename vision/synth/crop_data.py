@@ -20,16 +20,9 @@ import numpy as np
 
 from vision.classes import CLASS_NAMES, JOKERS
 from vision.crops import CLASSIFIER_NAMES, NONE_CLASS, Box, crop
+from vision.grouping import iou
 from vision.synth.degrade import blur_down, jpeg_artefacts
 from vision.synth.text_negatives import text_negative
-
-
-def _iou(a: Box, b: Box) -> float:
-    w = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    h = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    inter = w * h
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return inter / union if union > 0 else 0.0
 
 
 def _shows_any(cand: Box, labelled: Sequence[Box], max_iou: float) -> bool:
@@ -37,7 +30,7 @@ def _shows_any(cand: Box, labelled: Sequence[Box], max_iou: float) -> bool:
     than ``max_iou``, or its centre lies in the candidate's middle."""
     cx, cy, side = (cand[0] + cand[2]) / 2, (cand[1] + cand[3]) / 2, cand[2] - cand[0]
     return any(
-        _iou(cand, g) > max_iou
+        iou(cand, g) > max_iou
         or (abs((g[0] + g[2]) / 2 - cx) < side * 0.35 and abs((g[1] + g[3]) / 2 - cy) < side * 0.35)
         for g in labelled
     )

@@ -24,6 +24,7 @@ import cv2
 import numpy as np
 
 from vision.classes import CLASS_ID, JOKERS
+from vision.grouping import iou
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff"}
 GREEN, RED, ORANGE, WHITE = (0, 160, 0), (0, 0, 220), (0, 140, 255), (255, 255, 255)
@@ -457,14 +458,6 @@ LOCALISED_IOU = 0.3
 """A localiser's box overlapping a label's this much (intersection over union) boxed it."""
 
 
-def _iou(a: Box, b: Box) -> float:
-    inter = max(0.0, min(a[2], b[2]) - max(a[0], b[0])) * max(
-        0.0, min(a[3], b[3]) - max(a[1], b[1])
-    )
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return inter / union if union > 0 else 0.0
-
-
 def localised(
     labels: Sequence[tuple[str, Box]], boxes: Sequence[Box], width: int, height: int
 ) -> frozenset[str]:
@@ -475,7 +468,7 @@ def localised(
         for name, box in labels
         if box[2] > 0
         and box[3] > 0
-        and any(_iou(label_pixels(box, width, height), b) >= LOCALISED_IOU for b in boxes)
+        and any(iou(label_pixels(box, width, height), b) >= LOCALISED_IOU for b in boxes)
     )
 
 
