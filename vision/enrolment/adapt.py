@@ -85,6 +85,15 @@ LOCALISER_EXPORT_SIZE = 512
 """The size the bundled localiser is exported at (its metadata ``imgsz``)."""
 DECK_WEIGHT = 3
 """The deck's share of the training scenes' designs: ``[DECK] * 3 + ["procedural"]``."""
+
+
+def training_designs(deck: str) -> list[str]:
+    """The designs both models' training scenes are drawn in: ``deck`` (its folder, or ``DECK``
+    in a recipe) :data:`DECK_WEIGHT` times and the procedural decks, so that the models do not
+    forget other lettering."""
+    return [deck] * DECK_WEIGHT + ["procedural"]
+
+
 JOKER_SHARE = 0.2
 """Share of card groups with jokers mixed in (the model card's crop recipe)."""
 EPOCH_CAP = 1000
@@ -341,7 +350,7 @@ def adapt_deck(
     reused: list[str] = []
     with exclusive(work):  # one adapt at a time in a deck's work folder
         faces = faces_digest(deck)
-        designs = ["DECK"] * DECK_WEIGHT + ["procedural"]
+        designs = training_designs("DECK")
         crop_recipes = {
             split: {
                 "scenes": n,
@@ -473,7 +482,7 @@ def _make_data(
     from vision.synth.scenes import synthesize
 
     design = str(info.folder.resolve())
-    designs = [design] * DECK_WEIGHT + ["procedural"]
+    designs = training_designs(design)
     data = work / "crops"
     for split, recipe in crop_recipes.items():
 
@@ -516,7 +525,7 @@ def _make_scenes(
     from vision.synth.scenes import synthesize
 
     folder = work / "scenes"
-    designs = [str(info.folder.resolve())] * DECK_WEIGHT + ["procedural"]
+    designs = training_designs(str(info.folder.resolve()))
     seed, size = int(recipe["seed"]), int(recipe["imgsz"])
 
     def make_scenes() -> None:
