@@ -153,8 +153,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
             f"{label}: cards {row['cards']}, jokers {row['jokers']} "
             f"({row['at_border']} of them only at the image border)"
         )
-    boxed = summary["mistakes"]["missed"]["localised"]
     if getattr(detector, "reads_source", False):  # a two-stage pair knows its unread boxes
+        boxed = summary["mistakes"]["missed"]["localised"]
         print(
             f"of the missed, {boxed} boxed by the localiser but not read as that card "
             "(the classifier's misses), the rest never boxed (the localiser's)"

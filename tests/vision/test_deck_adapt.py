@@ -2,12 +2,12 @@
 
 ``deck adapt DECK`` fine-tunes the localiser and the classifier on synthetic scenes of the deck
 (``--localiser-share 0`` keeps the bundled localiser) and writes ``DECK/model/`` only when the
-new pair reads the deck's
-held-out renders better than the bundled pair; its work files stay in ``DECK/.adapt/`` and a
-second run reuses them. ``--deck DIR`` on ``run``, ``replay``, ``replay-eval`` and ``demo``
-reads with ``DIR/model/`` when the deck has one, else with the bundled pair and one line saying
-so. The ``--deck`` tests use tiny stand-in models (``tests.tiny_models``) and train nothing; the
-end-to-end adaptation needs the ``train`` extra and is skipped without it.
+new pair reads the deck's held-out renders better than the bundled pair; its work files stay in
+``DECK/.adapt/`` and a second run reuses them. ``--deck DIR`` on ``run``, ``replay``,
+``replay-eval`` and ``demo`` reads with ``DIR/model/`` when the deck has one, else with the
+bundled pair and one line saying so. The ``--deck`` tests use tiny stand-in models
+(``tests.tiny_models``) and train nothing; the end-to-end adaptation needs the ``train`` extra
+and is skipped without it.
 """
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
 """Procedural decks: paper tints, 2- or 4-colour suits, pips or simple court art, a maker's
 lettering on the ace of spades, any of the fonts of :mod:`vision.synth.lettering`, jokers with
-a corner mark (mostly the Chinese-style
-vertical "JOKER" lettering, else the word across the corner or a star, :func:`joker_mark`)
-or, in a quarter of the decks, picture-only jokers labelled whole — so that the detector does
-not learn one deck's look. A :class:`ProceduralStyle` fixes one deck's look;
-:func:`render_procedural` draws one identity in it. Card backs (:func:`make_back`) are
-face-down distractors, and :func:`make_face` draws a face of any design.
+a corner mark (mostly the Chinese-style vertical "JOKER" lettering, else the word across the
+corner or a star, :func:`joker_mark`) or, in a quarter of the decks, picture-only jokers
+labelled whole — so that the detector does not learn one deck's look. A
+:class:`ProceduralStyle` fixes one deck's look; :func:`render_procedural` draws one identity in
+it. Card backs (:func:`make_back`) are face-down distractors, and :func:`make_face` draws a face
+of any design.
 """
 
 from __future__ import annotations
