@@ -353,7 +353,7 @@ class GameFeed:
             # the rules refuse: it is recorded as that pair, in doubt, so the showings after
             # it are judged against the likelier one and what it proves is put to the referee.
             step["cards"] = [c for c in ev.cards for _ in range(2)]
-            step["unsure"] = list(dict.fromkeys([*step.get("unsure", ()), *lone]))
+            _mark_unsure(step, lone)
         self._record.setdefault("before_play", []).append(step)
         return []
 
@@ -431,7 +431,7 @@ def _note_doubt(
     hand auditing."""
     unsure = [c for c, _ in ev.unsure if c in ev.cards]
     if unsure:
-        play["unsure"] = list(dict.fromkeys([*play.get("unsure", ()), *unsure]))
+        _mark_unsure(play, unsure)
     maybe = {c: other for c, other in ev.maybe if c in unsure and other != c and _is_card(other)}
     if maybe:
         play["maybe"] = {**play.get("maybe", {}), **maybe}
@@ -450,7 +450,12 @@ def _doubt_extra_copies(play: dict[str, Any], extra: Iterable[str]) -> None:
     is marked unsure, so the duplicate it would prove is put to the referee as a question."""
     extra = [c for c in extra if c in play["cards"]]
     if extra:
-        play["unsure"] = list(dict.fromkeys([*play.get("unsure", ()), *extra]))
+        _mark_unsure(play, extra)
+
+
+def _mark_unsure(play: dict[str, Any], cards: Iterable[str]) -> None:
+    """Add ``cards`` to ``play``'s (or a kitty step's) unsure reads, each once, in order."""
+    play["unsure"] = list(dict.fromkeys([*play.get("unsure", ()), *cards]))
 
 
 def _doubt_a_lead_half_the_trick_contradicts(plays: list[dict[str, Any]]) -> None:
@@ -464,7 +469,7 @@ def _doubt_a_lead_half_the_trick_contradicts(plays: list[dict[str, Any]]) -> Non
     lead = plays[0]
     holding = sum(len(p["cards"]) == len(lead["cards"]) for p in plays)
     if holding <= 2:
-        lead["unsure"] = list(dict.fromkeys([*lead.get("unsure", ()), *lead["cards"]]))
+        _mark_unsure(lead, lead["cards"])
 
 
 def _doubt_a_lead_the_followers_contradict(plays: list[dict[str, Any]]) -> bool:
@@ -477,6 +482,6 @@ def _doubt_a_lead_the_followers_contradict(plays: list[dict[str, Any]]) -> bool:
     lead, *followers = plays
     counts = {len(p["cards"]) for p in followers}
     if len(counts) == 1 and len(lead["cards"]) not in counts:
-        lead["unsure"] = list(dict.fromkeys([*lead.get("unsure", ()), *lead["cards"]]))
+        _mark_unsure(lead, lead["cards"])
         return True
     return False
