@@ -310,6 +310,14 @@ def add_crops_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser
         help="crops of up to K cards' visible faces per scene (a lone card, a fan's strip), "
         "jokers first: a joker's labelled a joker, any other card's 'none' (default 0)",
     )
+    p.add_argument(
+        "--mine-with",
+        type=Path,
+        default=None,
+        metavar="MODEL",
+        help="a pair's card_detector.onnx (its classifier beside it): each box it finds where "
+        "no corner index shows becomes a 'none' crop, its own false alarms (default: none)",
+    )
     _add_jokers_argument(p)
     p.set_defaults(func=run_crops)
     return p
@@ -321,6 +329,10 @@ def run_crops(args: argparse.Namespace) -> int:
 
     designs = designs_from(args)
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
+    if args.mine_with is not None:
+        from vision.detector import CardDetector
+
+        CardDetector(args.mine_with)  # a bad model is one line (ModelError) before any rendering
     n = synthesize_crops(
         args.scenes,
         args.out,
@@ -334,6 +346,7 @@ def run_crops(args: argparse.Namespace) -> int:
         square_bowls=args.square_bowls,
         picture_negatives=args.picture_negatives,
         face_crops=args.face_crops,
+        mine_with=args.mine_with,
     )
     if args.phantom_scenes:
         from vision.synth.crop_data import synthesize_phantom_crops

@@ -17,8 +17,9 @@ from vision.crops import (
     crop,
     crop_mapped,
 )
+from vision.detector import DEFAULT_MODEL
 from vision.onnx_model import ModelError
-from vision.synth.crop_data import picture_boxes, scene_crops, synthesize_crops
+from vision.synth.crop_data import false_alarms, picture_boxes, scene_crops, synthesize_crops
 from vision.synth.text_negatives import _vertical_word, text_negative
 
 
@@ -217,3 +218,36 @@ def test_face_crops_read_a_jokers_face_as_that_joker_and_any_other_cards_as_none
     assert sorted(labels) == ["SJ", NONE_CLASS]  # the joker always, then others up to the count
     every = [label for label, _ in scene_crops(rng, _marked_image(), [], 0, 0, 0, faces, 5)]
     assert sorted(every) == ["SJ", NONE_CLASS, NONE_CLASS]
+
+
+def test_a_pairs_false_alarms_are_its_boxes_that_touch_no_index_that_shows() -> None:
+    glimpses = [(100.0, 100.0, 130.0, 140.0), (300.0, 50.0, 310.0, 60.0)]  # one barely shows
+    found = [
+        (98.0, 99.0, 131.0, 141.0),  # the labelled index
+        (295.0, 45.0, 330.0, 90.0),  # the hidden index's glimpse is in it: maybe a real strip
+        (400.0, 300.0, 440.0, 350.0),  # lettering far from any card
+    ]
+    assert false_alarms(found, glimpses) == [(400.0, 300.0, 440.0, 350.0)]
+
+
+def test_each_false_alarm_is_a_none_crop() -> None:
+    rng = np.random.default_rng(6)
+    alarms = [(400.0, 300.0, 440.0, 350.0), (20.0, 20.0, 60.0, 60.0)]
+    crops = list(scene_crops(rng, _marked_image(), [], 0, 0, 0, alarms=alarms))
+    assert [label for label, _ in crops] == [NONE_CLASS, NONE_CLASS]
+    assert all(patch.shape[:2] == (CROP_SIZE, CROP_SIZE) for _, patch in crops)
+
+
+def test_crops_mined_with_the_bundled_pair_are_made_beside_the_others(tmp_path: Path) -> None:
+    plain = synthesize_crops(2, tmp_path / "plain", seed=5, designs=["procedural"], workers=1)
+    mined = synthesize_crops(
+        2,
+        tmp_path / "mined",
+        seed=5,
+        designs=["procedural"],
+        workers=1,
+        mine_with=DEFAULT_MODEL,
+    )
+    assert mined >= plain  # the same crops, and a none crop per false alarm the pair made
+    names = {p.name for p in (tmp_path / "plain").rglob("*.png")}
+    assert names <= {p.name for p in (tmp_path / "mined").rglob("*.png")}

@@ -6,11 +6,19 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
 from vision.classes import CLASS_NAMES
-from vision.synth.decks import BUILT_IN_DECKS, DECKS_DIR, DeckError, load_deck
+from vision.synth.decks import (
+    BUILT_IN_DECKS,
+    DECKS_DIR,
+    DeckError,
+    find_corner_index,
+    load_deck,
+    read_rgba,
+)
 from vision.synth.faces import FACE_H, load_art_face
 from vision.synth.procedural import make_face
 from vision.synth.scenes import render_scene
@@ -80,3 +88,21 @@ def test_a_folder_that_is_not_a_deck_is_refused_naming_what_to_fix(
 def test_an_unknown_design_name_lists_what_is_known() -> None:
     with pytest.raises(DeckError, match="procedural, byron_knoll, adrian_kennard"):
         load_deck("no_such_deck")
+
+
+def test_a_four_index_deck_labels_all_four_corners(tmp_path: Path) -> None:
+    """Some decks print the index in every corner: an index left unlabelled would teach the
+    localiser that an index is background."""
+    folder = copy_of("byron_knoll", tmp_path)
+    for card in ("AS", "7H", "10D"):
+        rgba = read_rgba(folder / f"{card}.png")
+        h, w = rgba.shape[:2]
+        x0, y0, x1, y1 = (round(v) for v in find_corner_index(rgba) or (0, 0, 0, 0))
+        index = rgba[y0:y1, x0:x1].copy()
+        rgba[y0:y1, w - x1 : w - x0] = index  # the same index at the top right
+        rgba[h - y1 : h - y0, x0:x1] = index[::-1, ::-1]  # and turned at the bottom left
+        cv2.imwrite(str(folder / f"{card}.png"), cv2.cvtColor(rgba, cv2.COLOR_RGBA2BGRA))
+    load_art_face.cache_clear()
+    for card in ("AS", "7H", "10D"):
+        assert len(load_art_face(str(folder), card).corners) == 4, card
+    assert len(load_art_face(str(folder), "QC").corners) == 2  # the faces left as printed

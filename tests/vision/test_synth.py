@@ -250,3 +250,19 @@ def test_a_scene_lists_its_cards_visible_faces_a_fans_strips_included() -> None:
     a, _ = render_scene(np.random.default_rng(2), ["byron_knoll"], IMGSZ, 0)
     b, _ = render_scene(np.random.default_rng(2), ["byron_knoll"], IMGSZ, 0, faces_seen=[])
     assert (a == b).all()  # asking for the faces changes no pixel
+
+
+def test_a_scene_lists_every_index_that_shows_even_a_glimpse_labelled_ones_included() -> None:
+    """Where a box is no false alarm: every labelled index, and the indices under a fan's next
+    card that show too little to label."""
+    more = 0
+    for i in range(6):
+        glimpses: list[tuple[float, float, float, float]] = []
+        _, boxes = render_scene(np.random.default_rng(i), ["procedural"], IMGSZ, glimpses=glimpses)
+        labelled = {(x0, y0, x1, y1) for _, x0, y0, x1, y1 in boxes}
+        assert labelled <= set(glimpses)
+        more += len(glimpses) > len(labelled)
+    assert more  # fans hide most of some indices
+    a, _ = render_scene(np.random.default_rng(2), ["procedural"], IMGSZ)
+    b, _ = render_scene(np.random.default_rng(2), ["procedural"], IMGSZ, glimpses=[])
+    assert (a == b).all()  # asking for them changes no pixel

@@ -4,16 +4,20 @@
 (:mod:`vision.synth.scenes`) with :func:`vision.crops.crop`, its box jittered the way a localiser
 misses (scale, shift, a few degrees), plus "none" crops from everywhere else on the table (pips,
 court figures, card backs, cloth, hands) and printed text (:mod:`vision.synth.text_negatives`),
-so the classifier also rejects the localiser's false alarms. Folders follow the ultralytics
-classification layout ``OUT/<split>/<class>/sSEED_NNNNNN_K.png``.
+so the classifier also rejects the localiser's false alarms. Given a pair to mine with, every box
+that pair reads or localises where no corner index shows even a glimpse becomes a "none" crop
+too: the false alarms it actually makes (a maker's lettering, court art), not only look-alikes.
+Folders follow the ultralytics classification layout ``OUT/<split>/<class>/sSEED_NNNNNN_K.png``.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 import multiprocessing
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -34,6 +38,39 @@ def _shows_any(cand: Box, labelled: Sequence[Box], max_iou: float) -> bool:
         or (abs((g[0] + g[2]) / 2 - cx) < side * 0.35 and abs((g[1] + g[3]) / 2 - cy) < side * 0.35)
         for g in labelled
     )
+
+
+def _touches_any(box: Box, others: Sequence[Box]) -> bool:
+    """Whether ``box`` overlaps any of ``others`` at all."""
+    return any(
+        min(box[2], o[2]) > max(box[0], o[0]) and min(box[3], o[3]) > max(box[1], o[1])
+        for o in others
+    )
+
+
+def false_alarms(found: Sequence[Box], glimpses: Sequence[Box]) -> list[Box]:
+    """The boxes of ``found`` (what a pair boxed in a scene) that touch no corner index of
+    which even a glimpse shows (``glimpses``: :func:`vision.synth.scenes.render_scene`): its
+    false alarms, each a ``none`` crop. One touching an index, however little of it shows, is
+    left out: that may be a real index's strip."""
+    return [b for b in found if not _touches_any(b, glimpses)]
+
+
+@functools.lru_cache(maxsize=2)
+def _miner(model: str) -> Any:
+    """The pair that mines false alarms, loaded once per rendering process."""
+    from vision.detector import CardDetector
+
+    return CardDetector(Path(model))
+
+
+def mined_boxes(model: str, image_bgr: np.ndarray) -> list[Box]:
+    """Every box the pair ``model`` (a ``card_detector.onnx`` with its classifier beside it)
+    reads as a card in ``image_bgr``, and every box its localiser was sure of that the
+    classifier left unread."""
+    unread: list[Box] = []
+    found = [d.box for d in _miner(model).detect(image_bgr, unread=unread)]
+    return found + unread
 
 
 def _jittered_crop(rng: np.random.Generator, image: np.ndarray, box: Box) -> np.ndarray:
@@ -57,13 +94,15 @@ def scene_crops(
     pictures: int = 0,
     faces: Sequence[tuple[str, Box]] = (),
     face_crops: int = 0,
+    alarms: Sequence[Box] = (),
 ) -> Iterator[tuple[str, np.ndarray]]:
     """Labelled crops of one scene: ``jitters`` per labelled box, ``negatives`` ``none`` crops
-    at an index's size, ``pictures`` ``none`` crops at a card's size (:func:`picture_boxes`)
-    and up to ``face_crops`` of the cards' visible faces (``faces``: a lone card, a fan's
+    at an index's size, ``pictures`` ``none`` crops at a card's size (:func:`picture_boxes`),
+    up to ``face_crops`` of the cards' visible faces (``faces``: a lone card, a fan's
     strip; :func:`vision.synth.scenes.visible_faces`), jokers as jokers and every other card
     as ``none`` — what the table's whole-card and fan-strip readers ask: a joker, or no
-    card to read whole."""
+    card to read whole — and a ``none`` crop of each of a pair's false alarms (``alarms``:
+    :func:`false_alarms`)."""
     gts: list[Box] = [(x0, y0, x1, y1) for _, x0, y0, x1, y1 in boxes]
     for cls, x0, y0, x1, y1 in boxes:
         for _ in range(jitters):
@@ -98,6 +137,8 @@ def scene_crops(
         identity, box = faces[int(k)]
         label = identity if identity in JOKERS else NONE_CLASS
         yield label, blur_down(rng, _jittered_crop(rng, image, box))
+    for box in alarms:
+        yield NONE_CLASS, blur_down(rng, _jittered_crop(rng, image, box))
 
 
 def picture_boxes(
@@ -128,11 +169,23 @@ def picture_boxes(
 
 def _render_chunk(
     args: tuple[
-        int, int, int, Sequence[str], Sequence[int], Path, str, int, float, float, int, int
+        int,
+        int,
+        int,
+        Sequence[str],
+        Sequence[int],
+        Path,
+        str,
+        int,
+        float,
+        float,
+        int,
+        int,
+        str | None,
     ],
 ) -> int:
     start, stop, seed, designs, sizes, out, split, text_negatives, joker_share, square = args[:10]
-    pictures, face_crops = args[10:]
+    pictures, face_crops, mine_with = args[10:]
     from vision.synth.scenes import render_scene, scene_name
 
     written = 0
@@ -140,6 +193,7 @@ def _render_chunk(
         rng = np.random.default_rng(seed * 1_000_003 + i)
         imgsz = int(rng.choice(list(sizes)))
         faces: list[tuple[str, Box]] = []
+        glimpses: list[Box] = []
         image_rgb, boxes = render_scene(
             rng,
             designs,
@@ -148,11 +202,19 @@ def _render_chunk(
             joker_share=joker_share,
             square_bowls=square,
             faces_seen=faces if face_crops else None,
+            glimpses=glimpses if mine_with else None,
         )
         image = cv2.cvtColor(image_rgb, cv2.COLOR_RGB2BGR)
         image = jpeg_artefacts(rng, image)
+        alarms = false_alarms(mined_boxes(mine_with, image), glimpses) if mine_with else []
         crops = scene_crops(
-            rng, image, boxes, pictures=pictures, faces=faces, face_crops=face_crops
+            rng,
+            image,
+            boxes,
+            pictures=pictures,
+            faces=faces,
+            face_crops=face_crops,
+            alarms=alarms,
         )
         for k, (label, patch) in enumerate(crops):
             folder = out / split / label
@@ -179,12 +241,15 @@ def synthesize_crops(
     square_bowls: float = 0.0,
     picture_negatives: int = 0,
     face_crops: int = 0,
+    mine_with: Path | None = None,
 ) -> int:
     """Render ``n_scenes`` synthetic scenes and write their crops to ``out/<split>/<class>/``,
     plus ``text_negatives`` printed-text ``none`` crops a scene
     (:mod:`vision.synth.text_negatives`), ``picture_negatives`` card-sized ones
-    (:func:`picture_boxes`) and up to ``face_crops`` of the cards' visible faces (a joker's
-    labelled a joker, any other card's ``none``: :func:`scene_crops`);
+    (:func:`picture_boxes`), up to ``face_crops`` of the cards' visible faces (a joker's
+    labelled a joker, any other card's ``none``: :func:`scene_crops`) and, with ``mine_with``
+    (a pair's ``card_detector.onnx``), a ``none`` crop of each box that pair finds where no
+    index shows (:func:`false_alarms`);
     ``joker_share`` of the card groups get jokers mixed in, ``square_bowls`` of the stroke
     fonts square their bowls (:func:`vision.synth.scenes.render_scene`).
 
@@ -213,6 +278,7 @@ def synthesize_crops(
             square_bowls,
             picture_negatives,
             face_crops,
+            str(mine_with) if mine_with else None,
         )
         for s in range(0, n_scenes, chunk)
     ]

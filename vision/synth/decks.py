@@ -12,8 +12,9 @@ A deck folder holds 52 or 54 face images named by card (``AS.png``, ``10H.png``,
     BJ = [1.0, 4.8, 44.3, 174.5]
 
 Licence and readme files may lie beside. Corner-index boxes are found automatically on each face
-(:func:`find_corner_index`: the ink nearest the top-left corner, and on the face turned 180°
-the bottom-right one), so adding a deck never needs a code change. Anything else in the folder,
+(:func:`find_corner_indices`: the ink nearest the top-left corner, on the face turned 180° the
+bottom-right one, and the other two corners' where they print the same index, as four-index
+decks do), so adding a deck never needs a code change. Anything else in the folder,
 a missing or misnamed face, or a lone joker is refused with a one-line :class:`DeckError`.
 
 A design is named either by a built-in deck (:data:`BUILT_IN_DECKS`, vendored in ``decks/``
@@ -273,3 +274,66 @@ def find_corner_index(rgba: np.ndarray) -> Box | None:
         return None
     sx, sy = w / big.shape[1], h / big.shape[0]
     return box[0] * sx, box[1] * sy, box[2] * sx, box[3] * sy
+
+
+SAME_INDEX_NCC = 0.6
+"""How alike (normalised cross-correlation of the blurred ink, best of the index as printed,
+mirrored or turned) another corner's ink must be to the top-left index to be an index too. On
+the four-index Dondorf faces it is 0.92–1.0; on two-index decks that corner holds nothing the
+finder keeps, or pips and lettering at 0.0–0.3."""
+
+
+def _ink_patch(rgba: np.ndarray, box: Box) -> np.ndarray:
+    x0, y0, x1, y1 = (round(v) for v in box)
+    ink = _ink_mask(rgba)[y0 : y1 + 1, x0 : x1 + 1].astype(np.float32)
+    small = cv2.resize(ink, (24, 36), interpolation=cv2.INTER_AREA)
+    return cv2.GaussianBlur(small, (0, 0), 1.0)
+
+
+def _ncc(a: np.ndarray, b: np.ndarray) -> float:
+    a, b = a - a.mean(), b - b.mean()
+    norm = float(np.sqrt((a * a).sum() * (b * b).sum()))
+    return float((a * b).sum()) / norm if norm > 0 else 0.0
+
+
+def _same_index(rgba: np.ndarray, index: Box, other: Box) -> bool:
+    """Whether ``other`` holds the same printed index as ``index``, as printed, mirrored or
+    turned, at about its size."""
+    h, w = index[3] - index[1], index[2] - index[0]
+    oh, ow = other[3] - other[1], other[2] - other[0]
+    if not (0.7 * h <= oh <= 1.4 * h and 0.6 * w <= ow <= 1.6 * w):
+        return False
+    p, q = _ink_patch(rgba, index), _ink_patch(rgba, other)
+    return max(_ncc(p, v) for v in (q, q[:, ::-1], q[::-1, :], q[::-1, ::-1])) >= SAME_INDEX_NCC
+
+
+def find_corner_indices(rgba: np.ndarray) -> list[Box]:
+    """The corner indices of an artwork face: the top-left one and the bottom-right one
+    (:func:`find_corner_index` on the face and on it turned 180°; where only one is found, the
+    other is its turned box if the ink there is the same index, :data:`SAME_INDEX_NCC`), then
+    the top-right and bottom-left ones where the ink there is the same index: a four-index
+    deck's. An index left out of the labels is one the localiser learns not to
+    box."""
+    h, w = rgba.shape[:2]
+
+    def turned(b: Box) -> Box:
+        return w - b[2], h - b[3], w - b[0], h - b[1]
+
+    tl = find_corner_index(rgba)
+    br = find_corner_index(rgba[::-1, ::-1].copy())
+    br = None if br is None else turned(br)
+    # One found, the other not (art touching it): the found one turned, where the ink matches.
+    if tl is None and br is not None and _same_index(rgba, br, turned(br)):
+        tl = turned(br)
+    if br is None and tl is not None and _same_index(rgba, tl, turned(tl)):
+        br = turned(tl)
+    found = [b for b in (tl, br) if b is not None]
+    if tl is None:
+        return found
+    tr = find_corner_index(rgba[:, ::-1].copy())
+    if tr is not None and _same_index(rgba, tl, (w - tr[2], tr[1], w - tr[0], tr[3])):
+        found.append((w - tr[2], tr[1], w - tr[0], tr[3]))
+    bl = find_corner_index(rgba[::-1, :].copy())
+    if bl is not None and _same_index(rgba, tl, (bl[0], h - bl[3], bl[2], h - bl[1])):
+        found.append((bl[0], h - bl[3], bl[2], h - bl[1]))
+    return found

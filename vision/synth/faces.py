@@ -29,7 +29,7 @@ import numpy as np
 from vision.synth.decks import (
     BUILT_IN_DECKS,
     DeckError,
-    find_corner_index,
+    find_corner_indices,
     load_deck,
     read_rgba,
 )
@@ -125,12 +125,7 @@ def load_art_face(design: str, identity: str) -> CardFace:
         box = pad_box(deck.index_boxes[identity], w, h)
         quads += [box, rot180(box, w, h)]
     elif not whole:
-        tl = find_corner_index(rgba)
-        br = find_corner_index(rgba[::-1, ::-1].copy())
-        if tl is not None:
-            quads.append(pad_box(tl, w, h))
-        if br is not None:
-            quads.append(rot180(pad_box(br, w, h), w, h))
+        quads += [pad_box(box, w, h) for box in find_corner_indices(rgba)]
     face = CardFace(identity, design, rgba, tuple(quads), whole)
     return face.scaled(FACE_H)
 

@@ -46,6 +46,7 @@ MIN_VISIBLE = 0.6
 MIN_VISIBLE_FACE = 0.2
 FACE_EXTENT = 0.6  # a face's visible part this share of its long side: a strip, or more
 MIN_BOX_PX = 4.0
+GLIMPSE = 0.05  # an index this much of which shows may still be boxed: never a "none" crop
 N_STYLES = 48
 """Procedural deck styles per dataset (faces are cached per style and identity)."""
 PRINTED_MATTER_P = 0.3
@@ -546,12 +547,14 @@ def render_scene(
     joker_share: float = JOKER_SHARE,
     square_bowls: float = SQUARE_BOWLS,
     faces_seen: list[tuple[str, Box]] | None = None,
+    glimpses: list[Box] | None = None,
 ) -> tuple[np.ndarray, list[tuple[int, float, float, float, float]]]:
     """One scene: an ``imgsz`` RGB uint8 image and its boxes ``(cls, x0, y0, x1, y1)`` in px.
 
     ``faces_seen``, when given, receives every face card's visible part not labelled whole
     (identity, box; :func:`visible_faces`): what a localiser draws when it boxes a card whole
-    or a fan's strip of one.
+    or a fan's strip of one. ``glimpses``, when given, receives the box of every corner index
+    of which at least :data:`GLIMPSE` shows, labelled or not: where a box is no false alarm.
 
     Card heights are 15–25 % of the side in ``small_share`` of the scenes (the table camera's
     scale: a card is ≈ 56 px tall in the localiser's 512 px view of the 800 px decision frame,
@@ -617,13 +620,22 @@ def render_scene(
     boxes = list(_labels(placed, idmap, hom, size, imgsz))
     if faces_seen is not None:
         faces_seen.extend(visible_faces(placed, idmap, hom, size, imgsz))
+    if glimpses is not None:
+        seen = _labels(placed, idmap, hom, size, imgsz, GLIMPSE)
+        glimpses.extend((x0, y0, x1, y1) for _, x0, y0, x1, y1 in seen)
     return out, boxes
 
 
 def _labels(
-    placed: Sequence[Placed], idmap: np.ndarray, hom: np.ndarray, size: int, imgsz: int
+    placed: Sequence[Placed],
+    idmap: np.ndarray,
+    hom: np.ndarray,
+    size: int,
+    imgsz: int,
+    least: float | None = None,
 ) -> Iterable[tuple[int, float, float, float, float]]:
-    """Boxes of the visible corner indices (or whole jokers without an index)."""
+    """Boxes of the visible corner indices (or whole jokers without an index); ``least``
+    replaces the share of each that must show (:data:`MIN_VISIBLE`, :data:`MIN_VISIBLE_FACE`)."""
     for i, p in enumerate(placed):
         if p.face is None:
             continue
@@ -633,6 +645,7 @@ def _labels(
         need = MIN_VISIBLE
         if face.whole_face:
             quads, need = (rect_quad(0, 0, fw, fh),), MIN_VISIBLE_FACE
+        need = need if least is None else least
         for q in quads:
             box = _visible_box(p.matrix, q, i + 1, need, idmap, hom, size, imgsz)
             if box is not None:
