@@ -14,7 +14,8 @@ most two copies of an identity exist; a reading with more is merged down to two 
 ``ambiguous``. When the image's scale is known (the pipeline's zone views, 10 px a cm) the
 distance is judged in cm instead (``CORNER_CM``): index sizes differ between decks by half — the
 held-out deck's 2 cm index put a fan's neighbour 11.5 cm away, farther than a card's diagonal,
-at the "best" 5.5 index sizes — while a card's size hardly differs.
+at the "best" 5.5 index sizes — while a card's size hardly differs. A four-index deck's card
+seen whole pairs up along both diagonals, which share a centre: the two pairs are one card.
 
 The two corners of one card can also be *read* differently (2♠ at one corner, 2♣ at the
 other). Left alone that is two cards, and a one-card play becomes a two-card one (a false
@@ -62,6 +63,7 @@ FACE_SPAN = (0.2, 0.8)  # … along the middle of that line only
 MAX_COPIES = 2  # two decks
 ELONGATED = 1.4  # an index box this much higher than wide (or wider) shows its card's sides
 DIAGONAL_DEG = (10.0, 60.0)  # opposite corners' line to the card's long side (about 35°)
+SAME_CENTRE = 1.0  # two corner pairs whose midpoints are this close, in index sizes, are one card
 
 
 class BoxLike(Protocol):
@@ -275,6 +277,32 @@ def _without_duplicates(boxes: list[tuple[Box, float]]) -> list[tuple[Box, float
         del kept[worst]
 
 
+def _midpoint_and_length(card: _Card) -> tuple[float, float, float]:
+    (ax, ay), (bx, by) = (_centre(b) for b, _ in card.members[:2])
+    return (ax + bx) / 2, (ay + by) / 2, math.hypot(bx - ax, by - ay)
+
+
+def _one_card_of_four_corners(pairs: list[_Card]) -> list[_Card]:
+    """A four-index deck prints its index in every corner, and a card seen whole pairs up as
+    two cards, one per diagonal, that share a centre and a length: they are one card. Two
+    copies never do: one lying on the other hides the lower one's corners."""
+    cards = list(pairs)
+    k = 0
+    while k < len(cards):
+        kx, ky, kl = _midpoint_and_length(cards[k])
+        size = sum(index_size(b) for b, _ in cards[k].members) / len(cards[k].members)
+        for j in range(k + 1, len(cards)):
+            jx, jy, jl = _midpoint_and_length(cards[j])
+            if math.hypot(jx - kx, jy - ky) <= SAME_CENTRE * size and max(kl, jl) <= 1.25 * min(
+                kl, jl
+            ):
+                cards[k] = _Card(cards[k].members + cards[j].members)
+                del cards[j]
+                break
+        k += 1
+    return cards
+
+
 def _group_one(
     boxes: list[tuple[Box, float]],
     min_ratio: float,
@@ -300,6 +328,7 @@ def _group_one(
         if i not in used and j not in used:
             used.update((i, j))
             cards.append(_Card([kept[i], kept[j]]))
+    cards = _one_card_of_four_corners(cards)
     cards.extend(_Card([kept[i]]) for i in range(len(kept)) if i not in used)
     ambiguous = len(cards) > max_copies
     while len(cards) > max_copies:

@@ -320,3 +320,27 @@ def test_with_the_scale_known_a_card_fits_whatever_its_index_size() -> None:
         assert corner_fit(top_left, bottom_right, px_per_cm=10.0) is not None
         far = tuple(v + 30 for v in bottom_right)  # 3 cm farther on: past the card's corner
         assert corner_fit(top_left, far, px_per_cm=10.0) is None  # type: ignore[arg-type]
+
+
+def four_corners(x: float, y: float, height: float = 200) -> list[Box]:
+    """The four corner-index boxes of an upright card of a deck that prints one in every corner."""
+    top_left, bottom_right = corners(x, y, height)
+    return [
+        top_left,
+        (bottom_right[0], top_left[1], bottom_right[2], top_left[3]),  # top right
+        (top_left[0], bottom_right[1], top_left[2], bottom_right[3]),  # bottom left
+        bottom_right,
+    ]
+
+
+def test_a_four_index_card_seen_whole_is_one_card() -> None:
+    cards = group_cards([det("7H", b) for b in four_corners(100, 100)])
+    assert shapes(cards) == [("7H", 4)]
+    assert not cards[0].ambiguous
+
+
+def test_two_four_index_copies_side_by_side_are_two_cards() -> None:
+    boxes = four_corners(100, 100) + four_corners(400, 120)
+    cards = group_cards([det("7H", b) for b in boxes])
+    assert shapes(cards) == [("7H", 4), ("7H", 4)]
+    assert not any(c.ambiguous for c in cards)
