@@ -11,7 +11,9 @@ the **classifier** for the rest; ``localiser_share=0`` keeps the bundled localis
    through its own ``.gitignore``): classifier crops (:func:`vision.synth.crop_data.
    synthesize_crops`) cut from synthetic scenes drawn in the designs ``[DECK, DECK, DECK,
    procedural]`` (procedural decks in the mix so the classifier does not forget other
-   lettering), a ``train`` and a ``val`` split; the localiser's scenes in the same designs at
+   lettering), a ``train`` and a ``val`` split, with a ``none`` crop of each box the bundled
+   pair finds where no index shows (its own false alarms on this deck: a maker's lettering,
+   court art); the localiser's scenes in the same designs at
    320 px, half at the table camera's card scale (:func:`vision.synth.scenes.synthesize`,
    ``.adapt/scenes``); and held-out stills of the deck alone (``split="test"``, another seed).
    Each part is made once: its recipe (counts, sizes, seed, a digest of the deck's faces) is
@@ -171,6 +173,12 @@ def faces_digest(deck: Path) -> str:
         h.update(path.name.encode())
         h.update(path.read_bytes())
     return h.hexdigest()[:16]
+
+
+def _pair_files(detector: Path) -> list[Path]:
+    """A pair's files: the detector and the classifier beside it, where there is one."""
+    classifier = detector.with_name("card_classifier.onnx")
+    return [detector, classifier] if classifier.is_file() else [detector]
 
 
 def files_digest(paths: Sequence[Path]) -> str:
@@ -359,6 +367,7 @@ def adapt_deck(
                 "sizes": list(crop_sizes),
                 "jokers": JOKER_SHARE,
                 "faces": faces,
+                "mined_with": files_digest(_pair_files(bundled)),
             }
             for split, n, split_seed in (("train", n_train, seed), ("val", n_val, seed + 1))
         }
@@ -379,7 +388,7 @@ def adapt_deck(
             "jokers": JOKER_SHARE,
             "faces": faces,
         }
-        _make_data(work, info, crop_recipes, stills_recipe, workers, say, reused)
+        _make_data(work, info, crop_recipes, stills_recipe, bundled, workers, say, reused)
         localiser_weights: Path | None = None
         localiser_run: dict[str, Any] = {}
         if localiser_share > 0:
@@ -472,12 +481,14 @@ def _make_data(
     info: DeckInfo,
     crop_recipes: Mapping[str, Mapping[str, Any]],
     stills_recipe: Mapping[str, Any],
+    mine_with: Path,
     workers: int,
     say: Callable[[str], None],
     reused: list[str],
 ) -> None:
-    """The crops (``work/crops/{train,val}/<class>/``, ultralytics' layout) and the held-out
-    stills (``work/stills``, a YOLO dataset), each made once for its recipe."""
+    """The crops (``work/crops/{train,val}/<class>/``, ultralytics' layout; the false alarms
+    of the pair ``mine_with`` cut as ``none``) and the held-out stills (``work/stills``, a
+    YOLO dataset), each made once for its recipe."""
     from vision.synth.crop_data import synthesize_crops
     from vision.synth.scenes import synthesize
 
@@ -496,6 +507,7 @@ def _make_data(
                 split=split,
                 workers=workers,
                 joker_share=JOKER_SHARE,
+                mine_with=mine_with,
             )
 
         what = f"{split} crops from {recipe['scenes']} scenes of {info.name} and procedural decks"
