@@ -145,8 +145,15 @@ def run_train_classifier(args: argparse.Namespace) -> int:
 
 
 def _add_jokers_argument(p: argparse.ArgumentParser) -> None:
-    """``--jokers SHARE`` and ``--square-bowls SHARE`` (``synth`` and ``crops``:
-    :func:`vision.synth.scenes.render_scene`)."""
+    """``--jokers SHARE``, ``--square-bowls SHARE`` and ``--small-cards SHARE`` (``synth`` and
+    ``crops``: :func:`vision.synth.scenes.render_scene`)."""
+    p.add_argument(
+        "--small-cards",
+        type=float,
+        default=0.1,
+        metavar="SHARE",
+        help="share of scenes at the table camera's card scale (default 0.1)",
+    )
     p.add_argument(
         "--jokers",
         type=float,
@@ -211,13 +218,6 @@ def add_synth_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser
     _add_designs_arguments(p, "procedural,byron_knoll,adrian_kennard")
     p.add_argument("--imgsz", type=int, default=320, help="image side in pixels (default 320)")
     p.add_argument("--split", default="train", help="split folder name (default train)")
-    p.add_argument(
-        "--small-cards",
-        type=float,
-        default=0.1,
-        metavar="SHARE",
-        help="share of scenes at the table camera's card scale (default 0.1)",
-    )
     _add_jokers_argument(p)
     p.set_defaults(func=run_synth)
     return p
@@ -347,6 +347,7 @@ def run_crops(args: argparse.Namespace) -> int:
         picture_negatives=args.picture_negatives,
         face_crops=args.face_crops,
         mine_with=args.mine_with,
+        small_share=args.small_cards,
     )
     if args.phantom_scenes:
         from vision.synth.crop_data import synthesize_phantom_crops

@@ -8,6 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
+from chaodipi.cli.main import main
 from vision.classifier import CardClassifier
 from vision.crops import (
     CLASSIFIER_NAMES,
@@ -251,3 +252,19 @@ def test_crops_mined_with_the_bundled_pair_are_made_beside_the_others(tmp_path: 
     assert mined >= plain  # the same crops, and a none crop per false alarm the pair made
     names = {p.name for p in (tmp_path / "plain").rglob("*.png")}
     assert names <= {p.name for p in (tmp_path / "mined").rglob("*.png")}
+
+
+def test_vision_crops_mines_with_a_pair_and_draws_cards_at_the_cameras_scale(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base = ["vision", "crops", "--scenes", "2", "--seed", "5", "--workers", "1"]
+    command = [*base, "--out", str(tmp_path / "a"), "--small-cards", "1"]
+    assert main([*command, "--mine-with", str(DEFAULT_MODEL)]) == 0
+    assert "wrote" in capsys.readouterr().out
+    assert main([*base, "--out", str(tmp_path / "b"), "--small-cards", "0"]) == 0
+    small, big = (sorted((tmp_path / k / "train").rglob("*_0.png")) for k in "ab")
+    assert small and big and small[0].read_bytes() != big[0].read_bytes()
+    missing = tmp_path / "none.onnx"
+    assert main([*base, "--out", str(tmp_path / "c"), "--mine-with", str(missing)]) == 2
+    assert "none.onnx" in capsys.readouterr().err  # one line, before anything is drawn
+    assert not (tmp_path / "c").exists()

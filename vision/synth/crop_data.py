@@ -16,6 +16,7 @@ import functools
 import math
 import multiprocessing
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ from vision.classes import CLASS_NAMES, JOKERS
 from vision.crops import CLASSIFIER_NAMES, NONE_CLASS, Box, crop
 from vision.grouping import iou
 from vision.synth.degrade import blur_down, jpeg_artefacts
+from vision.synth.scenes import SMALL_SHARE
 from vision.synth.text_negatives import text_negative
 
 
@@ -167,62 +169,64 @@ def picture_boxes(
     return out
 
 
-def _render_chunk(
-    args: tuple[
-        int,
-        int,
-        int,
-        Sequence[str],
-        Sequence[int],
-        Path,
-        str,
-        int,
-        float,
-        float,
-        int,
-        int,
-        str | None,
-    ],
-) -> int:
-    start, stop, seed, designs, sizes, out, split, text_negatives, joker_share, square = args[:10]
-    pictures, face_crops, mine_with = args[10:]
+@dataclass(frozen=True)
+class _CropRecipe:
+    """What every chunk of one ``synthesize_crops`` run draws (see its arguments)."""
+
+    seed: int
+    designs: tuple[str, ...]
+    sizes: tuple[int, ...]
+    out: Path
+    split: str
+    text_negatives: int
+    joker_share: float
+    square_bowls: float
+    small_share: float
+    pictures: int
+    face_crops: int
+    mine_with: str | None
+
+
+def _render_chunk(job: tuple[int, int, _CropRecipe]) -> int:
+    start, stop, r = job
     from vision.synth.scenes import render_scene, scene_name
 
     written = 0
     for i in range(start, stop):
-        rng = np.random.default_rng(seed * 1_000_003 + i)
-        imgsz = int(rng.choice(list(sizes)))
+        rng = np.random.default_rng(r.seed * 1_000_003 + i)
+        imgsz = int(rng.choice(list(r.sizes)))
         faces: list[tuple[str, Box]] = []
         glimpses: list[Box] = []
         image_rgb, boxes = render_scene(
             rng,
-            designs,
+            r.designs,
             imgsz,
-            seed,
-            joker_share=joker_share,
-            square_bowls=square,
-            faces_seen=faces if face_crops else None,
-            glimpses=glimpses if mine_with else None,
+            r.seed,
+            small_share=r.small_share,
+            joker_share=r.joker_share,
+            square_bowls=r.square_bowls,
+            faces_seen=faces if r.face_crops else None,
+            glimpses=glimpses if r.mine_with else None,
         )
         image = cv2.cvtColor(image_rgb, cv2.COLOR_RGB2BGR)
         image = jpeg_artefacts(rng, image)
-        alarms = false_alarms(mined_boxes(mine_with, image), glimpses) if mine_with else []
+        alarms = false_alarms(mined_boxes(r.mine_with, image), glimpses) if r.mine_with else []
         crops = scene_crops(
             rng,
             image,
             boxes,
-            pictures=pictures,
+            pictures=r.pictures,
             faces=faces,
-            face_crops=face_crops,
+            face_crops=r.face_crops,
             alarms=alarms,
         )
         for k, (label, patch) in enumerate(crops):
-            folder = out / split / label
+            folder = r.out / r.split / label
             folder.mkdir(parents=True, exist_ok=True)
-            cv2.imwrite(str(folder / f"{scene_name(seed, i)}_{k}.png"), patch)
+            cv2.imwrite(str(folder / f"{scene_name(r.seed, i)}_{k}.png"), patch)
             written += 1
-        for k in range(text_negatives):
-            path = out / split / NONE_CLASS / f"{scene_name(seed, i)}_t{k}.png"
+        for k in range(r.text_negatives):
+            path = r.out / r.split / NONE_CLASS / f"{scene_name(r.seed, i)}_t{k}.png"
             cv2.imwrite(str(path), text_negative(rng))
             written += 1
     return written
@@ -242,6 +246,7 @@ def synthesize_crops(
     picture_negatives: int = 0,
     face_crops: int = 0,
     mine_with: Path | None = None,
+    small_share: float = SMALL_SHARE,
 ) -> int:
     """Render ``n_scenes`` synthetic scenes and write their crops to ``out/<split>/<class>/``,
     plus ``text_negatives`` printed-text ``none`` crops a scene
@@ -251,7 +256,8 @@ def synthesize_crops(
     (a pair's ``card_detector.onnx``), a ``none`` crop of each box that pair finds where no
     index shows (:func:`false_alarms`);
     ``joker_share`` of the card groups get jokers mixed in, ``square_bowls`` of the stroke
-    fonts square their bowls (:func:`vision.synth.scenes.render_scene`).
+    fonts square their bowls and ``small_share`` of the scenes draw their cards at the table
+    camera's scale (:func:`vision.synth.scenes.render_scene`).
 
     Deterministic per scene (seeded like :func:`vision.synth.scenes.synthesize`); ``workers``
     processes
@@ -264,24 +270,21 @@ def synthesize_crops(
     for name in CLASSIFIER_NAMES:
         (out / split / name).mkdir(parents=True, exist_ok=True)
     chunk = 25
-    jobs = [
-        (
-            s,
-            min(s + chunk, n_scenes),
-            seed,
-            tuple(designs),
-            tuple(sizes),
-            out,
-            split,
-            text_negatives,
-            joker_share,
-            square_bowls,
-            picture_negatives,
-            face_crops,
-            str(mine_with) if mine_with else None,
-        )
-        for s in range(0, n_scenes, chunk)
-    ]
+    recipe = _CropRecipe(
+        seed,
+        tuple(designs),
+        tuple(sizes),
+        out,
+        split,
+        text_negatives,
+        joker_share,
+        square_bowls,
+        small_share,
+        picture_negatives,
+        face_crops,
+        str(mine_with) if mine_with else None,
+    )
+    jobs = [(s, min(s + chunk, n_scenes), recipe) for s in range(0, n_scenes, chunk)]
     total = 0
     bar = iter(progress(len(jobs), f"crops {split} (×{chunk} scenes)"))
     if workers <= 1:
