@@ -316,7 +316,8 @@ def add_crops_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser
         default=None,
         metavar="MODEL",
         help="a pair's card_detector.onnx (its classifier beside it): each box it finds where "
-        "no corner index shows becomes a 'none' crop, its own false alarms (default: none)",
+        "no corner index shows, and in the phantom scenes each box it finds, becomes a 'none' "
+        "crop: its own false alarms (default: none)",
     )
     _add_jokers_argument(p)
     p.set_defaults(func=run_crops)
@@ -358,6 +359,7 @@ def run_crops(args: argparse.Namespace) -> int:
             args.seed,
             args.split,
             pictures=args.picture_negatives,
+            mine_with=args.mine_with,
         )
     print(f"wrote {n} crops from {args.scenes} scenes to {args.out / args.split}")
     return 0

@@ -20,7 +20,13 @@ from vision.crops import (
 )
 from vision.detector import DEFAULT_MODEL
 from vision.onnx_model import ModelError
-from vision.synth.crop_data import false_alarms, picture_boxes, scene_crops, synthesize_crops
+from vision.synth.crop_data import (
+    false_alarms,
+    picture_boxes,
+    scene_crops,
+    synthesize_crops,
+    synthesize_phantom_crops,
+)
 from vision.synth.text_negatives import _vertical_word, text_negative
 
 
@@ -268,3 +274,12 @@ def test_vision_crops_mines_with_a_pair_and_draws_cards_at_the_cameras_scale(
     assert main([*base, "--out", str(tmp_path / "c"), "--mine-with", str(missing)]) == 2
     assert "none.onnx" in capsys.readouterr().err  # one line, before anything is drawn
     assert not (tmp_path / "c").exists()
+
+
+def test_every_box_a_pair_finds_in_a_card_free_scene_is_a_none_crop(tmp_path: Path) -> None:
+    plain = synthesize_phantom_crops(3, tmp_path / "plain", seed=77)
+    mined = synthesize_phantom_crops(3, tmp_path / "mined", seed=77, mine_with=DEFAULT_MODEL)
+    assert mined >= plain
+    names = {p.name for p in (tmp_path / "plain" / "train" / NONE_CLASS).iterdir()}
+    assert names <= {p.name for p in (tmp_path / "mined" / "train" / NONE_CLASS).iterdir()}
+    assert {p.parent.name for p in (tmp_path / "mined").rglob("*.png")} == {NONE_CLASS}

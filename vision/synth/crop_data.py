@@ -329,12 +329,15 @@ def synthesize_phantom_crops(
     split: str = "train",
     per_scene: int = 6,
     pictures: int = 0,
+    mine_with: Path | None = None,
 ) -> int:
     """``none`` crops cut around lettering in card-free scenes (score sheets, printed pages,
-    packaging, cloths: :mod:`vision.synth.negatives`), ``per_scene`` of them, and ``pictures``
+    packaging, cloths: :mod:`vision.synth.negatives`), ``per_scene`` of them, ``pictures``
     card-sized ones anywhere in the scene (:func:`picture_boxes`: packaging art, a cloth's
-    pattern boxed whole), written to ``out/<split>/none/`` beside the scene crops; returns how
-    many. Each scene is drawn at 320 or 640 px."""
+    pattern boxed whole) and, with ``mine_with`` (a pair's ``card_detector.onnx``), every box
+    that pair finds there (no card lies there: each is a false alarm), written to
+    ``out/<split>/none/`` beside the scene crops; returns how many. Each scene is drawn at 320
+    or 640 px."""
     from vision.synth.negatives import render_negative
     from vision.synth.scenes import progress, scene_name
 
@@ -348,6 +351,8 @@ def synthesize_phantom_crops(
         side = image.shape[0] / 16  # a corner index's side at the scenes' card scale
         boxes = lettering_boxes(image, rng, per_scene)
         boxes += picture_boxes(rng, (image.shape[1], image.shape[0]), [side], [], pictures)
+        if mine_with is not None:
+            boxes += mined_boxes(str(mine_with), image)
         for k, box in enumerate(boxes):
             patch = crop(image, box, angle=float(rng.uniform(-8, 8)))
             cv2.imwrite(str(folder / f"p{scene_name(seed, i)}_{k}.png"), blur_down(rng, patch))
