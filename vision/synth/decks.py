@@ -283,10 +283,9 @@ the four-index Dondorf faces it is 0.92–1.0; on two-index decks that corner ho
 finder keeps, or pips and lettering at 0.0–0.3."""
 
 
-def _ink_patch(rgba: np.ndarray, box: Box) -> np.ndarray:
+def _ink_patch(ink: np.ndarray, box: Box) -> np.ndarray:
     x0, y0, x1, y1 = (round(v) for v in box)
-    ink = _ink_mask(rgba)[y0 : y1 + 1, x0 : x1 + 1].astype(np.float32)
-    small = cv2.resize(ink, (24, 36), interpolation=cv2.INTER_AREA)
+    small = cv2.resize(ink[y0 : y1 + 1, x0 : x1 + 1], (24, 36), interpolation=cv2.INTER_AREA)
     return cv2.GaussianBlur(small, (0, 0), 1.0)
 
 
@@ -296,15 +295,27 @@ def _ncc(a: np.ndarray, b: np.ndarray) -> float:
     return float((a * b).sum()) / norm if norm > 0 else 0.0
 
 
-def _same_index(rgba: np.ndarray, index: Box, other: Box) -> bool:
+def _same_index(ink: np.ndarray, index: Box, other: Box) -> bool:
     """Whether ``other`` holds the same printed index as ``index``, as printed, mirrored or
-    turned, at about its size."""
+    turned, at about its size (``ink``: the face's :func:`_ink_mask` as float)."""
     h, w = index[3] - index[1], index[2] - index[0]
     oh, ow = other[3] - other[1], other[2] - other[0]
     if not (0.7 * h <= oh <= 1.4 * h and 0.6 * w <= ow <= 1.6 * w):
         return False
-    p, q = _ink_patch(rgba, index), _ink_patch(rgba, other)
+    p, q = _ink_patch(ink, index), _ink_patch(ink, other)
     return max(_ncc(p, v) for v in (q, q[:, ::-1], q[::-1, :], q[::-1, ::-1])) >= SAME_INDEX_NCC
+
+
+def _index_in_corner(rgba: np.ndarray, right: bool, bottom: bool) -> Box | None:
+    """:func:`find_corner_index` on the face mirrored so that this corner is its top-left one,
+    the box mapped back onto the face."""
+    h, w = rgba.shape[:2]
+    box = find_corner_index(rgba[:: -1 if bottom else 1, :: -1 if right else 1].copy())
+    if box is None:
+        return None
+    x0, x1 = (w - box[2], w - box[0]) if right else (box[0], box[2])
+    y0, y1 = (h - box[3], h - box[1]) if bottom else (box[1], box[3])
+    return x0, y0, x1, y1
 
 
 def find_corner_indices(rgba: np.ndarray) -> list[Box]:
@@ -315,25 +326,23 @@ def find_corner_indices(rgba: np.ndarray) -> list[Box]:
     deck's. An index left out of the labels is one the localiser learns not to
     box."""
     h, w = rgba.shape[:2]
+    ink = _ink_mask(rgba).astype(np.float32)
 
     def turned(b: Box) -> Box:
         return w - b[2], h - b[3], w - b[0], h - b[1]
 
-    tl = find_corner_index(rgba)
-    br = find_corner_index(rgba[::-1, ::-1].copy())
-    br = None if br is None else turned(br)
+    tl = _index_in_corner(rgba, right=False, bottom=False)
+    br = _index_in_corner(rgba, right=True, bottom=True)
     # One found, the other not (art touching it): the found one turned, where the ink matches.
-    if tl is None and br is not None and _same_index(rgba, br, turned(br)):
+    if tl is None and br is not None and _same_index(ink, br, turned(br)):
         tl = turned(br)
-    if br is None and tl is not None and _same_index(rgba, tl, turned(tl)):
+    if br is None and tl is not None and _same_index(ink, tl, turned(tl)):
         br = turned(tl)
     found = [b for b in (tl, br) if b is not None]
     if tl is None:
         return found
-    tr = find_corner_index(rgba[:, ::-1].copy())
-    if tr is not None and _same_index(rgba, tl, (w - tr[2], tr[1], w - tr[0], tr[3])):
-        found.append((w - tr[2], tr[1], w - tr[0], tr[3]))
-    bl = find_corner_index(rgba[::-1, :].copy())
-    if bl is not None and _same_index(rgba, tl, (bl[0], h - bl[3], bl[2], h - bl[1])):
-        found.append((bl[0], h - bl[3], bl[2], h - bl[1]))
+    for right, bottom in ((True, False), (False, True)):
+        other = _index_in_corner(rgba, right, bottom)
+        if other is not None and _same_index(ink, tl, other):
+            found.append(other)
     return found
