@@ -27,7 +27,7 @@ from vision.classes import CLASS_NAMES, JOKERS
 from vision.crops import CLASSIFIER_NAMES, NONE_CLASS, Box, crop
 from vision.grouping import iou
 from vision.synth.degrade import blur_down, jpeg_artefacts
-from vision.synth.scenes import SMALL_SHARE
+from vision.synth.scenes import SMALL_SHARE, progress, render_scene, scene_name
 from vision.synth.text_negatives import text_negative
 
 
@@ -42,20 +42,12 @@ def _shows_any(cand: Box, labelled: Sequence[Box], max_iou: float) -> bool:
     )
 
 
-def _touches_any(box: Box, others: Sequence[Box]) -> bool:
-    """Whether ``box`` overlaps any of ``others`` at all."""
-    return any(
-        min(box[2], o[2]) > max(box[0], o[0]) and min(box[3], o[3]) > max(box[1], o[1])
-        for o in others
-    )
-
-
 def false_alarms(found: Sequence[Box], glimpses: Sequence[Box]) -> list[Box]:
     """The boxes of ``found`` (what a pair boxed in a scene) that touch no corner index of
     which even a glimpse shows (``glimpses``: :func:`vision.synth.scenes.render_scene`): its
     false alarms, each a ``none`` crop. One touching an index, however little of it shows, is
     left out: that may be a real index's strip."""
-    return [b for b in found if not _touches_any(b, glimpses)]
+    return [b for b in found if all(iou(b, g) == 0 for g in glimpses)]
 
 
 @functools.lru_cache(maxsize=2)
@@ -189,8 +181,6 @@ class _CropRecipe:
 
 def _render_chunk(job: tuple[int, int, _CropRecipe]) -> int:
     start, stop, r = job
-    from vision.synth.scenes import render_scene, scene_name
-
     written = 0
     for i in range(start, stop):
         rng = np.random.default_rng(r.seed * 1_000_003 + i)
@@ -264,8 +254,6 @@ def synthesize_crops(
     share the scenes. Every class folder is created, so a split always lists all 55 classes.
     Returns the number of crops written.
     """
-    from vision.synth.scenes import progress
-
     out = Path(out)
     for name in CLASSIFIER_NAMES:
         (out / split / name).mkdir(parents=True, exist_ok=True)
@@ -339,7 +327,6 @@ def synthesize_phantom_crops(
     ``out/<split>/none/`` beside the scene crops; returns how many. Each scene is drawn at 320
     or 640 px."""
     from vision.synth.negatives import render_negative
-    from vision.synth.scenes import progress, scene_name
 
     folder = Path(out) / split / NONE_CLASS
     folder.mkdir(parents=True, exist_ok=True)
