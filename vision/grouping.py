@@ -64,6 +64,7 @@ MAX_COPIES = 2  # two decks
 ELONGATED = 1.4  # an index box this much higher than wide (or wider) shows its card's sides
 DIAGONAL_DEG = (10.0, 60.0)  # opposite corners' line to the card's long side (about 35°)
 SAME_CENTRE = 1.0  # two corner pairs whose midpoints are this close, in index sizes, are one card
+SAME_DIAGONAL = 1.25  # … when the longer of their two diagonals is at most this × the shorter
 
 
 class BoxLike(Protocol):
@@ -293,9 +294,8 @@ def _one_card_of_four_corners(pairs: list[_Card]) -> list[_Card]:
         size = sum(index_size(b) for b, _ in cards[k].members) / len(cards[k].members)
         for j in range(k + 1, len(cards)):
             jx, jy, jl = _midpoint_and_length(cards[j])
-            if math.hypot(jx - kx, jy - ky) <= SAME_CENTRE * size and max(kl, jl) <= 1.25 * min(
-                kl, jl
-            ):
+            same_length = max(kl, jl) <= SAME_DIAGONAL * min(kl, jl)
+            if same_length and math.hypot(jx - kx, jy - ky) <= SAME_CENTRE * size:
                 cards[k] = _Card(cards[k].members + cards[j].members)
                 del cards[j]
                 break

@@ -175,17 +175,17 @@ def faces_digest(deck: Path) -> str:
     return h.hexdigest()[:16]
 
 
-def _pair_files(detector: Path) -> list[Path]:
-    """A pair's files: the detector and the classifier beside it, where there is one."""
-    classifier = detector.with_name("card_classifier.onnx")
-    return [detector, classifier] if classifier.is_file() else [detector]
-
-
 def files_digest(paths: Sequence[Path]) -> str:
     h = hashlib.sha256()
     for path in paths:
         h.update(path.read_bytes())
     return h.hexdigest()[:16]
+
+
+def _pair_digest(detector: Path) -> str:
+    """The digest of the pair whose localiser is ``detector``: it and the classifier beside
+    it."""
+    return files_digest([detector, detector.with_name(CLASSIFIER_FILE)])
 
 
 def _read_json(path: Path) -> Any:
@@ -246,7 +246,7 @@ def _score(
     from vision.training.evaluate import evaluate
 
     key = {
-        "pair": files_digest([detector, detector.with_name(CLASSIFIER_FILE)]),
+        "pair": _pair_digest(detector),
         "stills": dict(stills_recipe),
     }
     cached = _read_json(cache)
@@ -367,7 +367,7 @@ def adapt_deck(
                 "sizes": list(crop_sizes),
                 "jokers": JOKER_SHARE,
                 "faces": faces,
-                "mined_with": files_digest(_pair_files(bundled)),
+                "mined_with": _pair_digest(bundled),
             }
             for split, n, split_seed in (("train", n_train, seed), ("val", n_val, seed + 1))
         }
