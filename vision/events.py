@@ -69,11 +69,15 @@ class TrickClearedEvent:
 
     ``unread`` names the seats that played nothing in the trick although their zone showed cards
     the tracker could never read steadily (JSON ``"unread": ["N"]``, present only when some
-    did): their play was on the table, unread, not absent."""
+    did): their play was on the table, unread, not absent. ``read_otherwise`` names, as
+    ``(seat, card, other)``, the cards of the trick's plays that the frames while they lay there
+    read as another card often enough to doubt the play's read (JSON ``"read_otherwise": {seat:
+    {card: other}}``, present only when some were)."""
 
     t: float
     frame: str = ""
     unread: tuple[str, ...] = ()
+    read_otherwise: tuple[tuple[str, str, str], ...] = ()
 
     type: ClassVar[str] = "trick_cleared"
 
@@ -81,6 +85,11 @@ class TrickClearedEvent:
         out: dict[str, Any] = {"type": self.type, "t": self.t, "frame": self.frame}
         if self.unread:
             out["unread"] = list(self.unread)
+        if self.read_otherwise:
+            by_seat: dict[str, dict[str, str]] = {}
+            for seat, card, other in self.read_otherwise:
+                by_seat.setdefault(seat, {})[card] = other
+            out["read_otherwise"] = by_seat
         return out
 
 
@@ -295,6 +304,11 @@ def event_from_json(data: Mapping[str, Any]) -> Event:
                 float(data["t"]),
                 str(data.get("frame", "")),
                 tuple(str(s) for s in data.get("unread") or ()),
+                tuple(
+                    (str(seat), str(card), str(other))
+                    for seat, cards in (data.get("read_otherwise") or {}).items()
+                    for card, other in cards.items()
+                ),
             )
         if kind == "kitty":
             return KittyEvent(

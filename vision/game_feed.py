@@ -37,7 +37,9 @@ and the play is still recorded as seen: the referee decides, the engine flags th
 seat's second play in one trick is merged into its first, the only way the record stays one play
 per seat per trick. A play's ``unsure`` reads and a collected trick's ``unread`` seats (cards
 that were there but never read steadily) go into the record, so that the audit puts what rests
-on them to the referee as a question; so does a lead whose card count all three followers
+on them to the referee as a question, and so do a collected trick's ``read_otherwise`` cards
+(read as another card while they lay there: unsure, that read their runner-up); so does a lead
+whose card count all three followers
 contradict (:func:`_doubt_a_lead_the_followers_contradict`) or no more than half the trick
 shares (:func:`_doubt_a_lead_half_the_trick_contradicts`). Plays join their trick in landing
 order, except that two landing within :data:`SAME_MOMENT_S` of each other are taken in turn
@@ -363,6 +365,7 @@ class GameFeed:
         self._open = False
         self._cleared_t.append(ev.t)
         trick = self._record["tricks"][-1]
+        _doubt_reads_otherwise(trick["plays"], ev.read_otherwise)
         seats = {p["seat"] for p in trick["plays"]}
         if len(seats) >= 4:
             return []
@@ -451,6 +454,20 @@ def _doubt_extra_copies(play: dict[str, Any], extra: Iterable[str]) -> None:
     extra = [c for c in extra if c in play["cards"]]
     if extra:
         _mark_unsure(play, extra)
+
+
+def _doubt_reads_otherwise(
+    plays: list[dict[str, Any]], read_otherwise: Iterable[tuple[str, str, str]]
+) -> None:
+    """Cards of the trick's plays that the camera read as another card while they lay there
+    (``TrickClearedEvent.read_otherwise``) are marked unsure, that other read their runner-up
+    (unless the play named one): what rests on them is put to the referee as a question."""
+    for seat, card, other in read_otherwise:
+        for play in plays:
+            if play["seat"] == seat and card in play["cards"]:
+                _mark_unsure(play, [card])
+                if other != card and _is_card(other):
+                    play["maybe"] = {card: other, **play.get("maybe", {})}
 
 
 def _mark_unsure(play: dict[str, Any], cards: Iterable[str]) -> None:

@@ -15,7 +15,9 @@ are skipped for acceptance (they neither count nor break a run) but may date a l
 * all four seat zones empty after plays → ``trick_cleared``, naming as ``unread`` the seats that
   played nothing though their zone showed cards in at least ``min_frames`` usable frames of the
   trick (cards that never read the same long enough, or card paper no read named — the zone
-  reader's ``glimpsed``: a play that was there, unread); also
+  reader's ``glimpsed``: a play that was there, unread), and as ``read_otherwise`` the cards of
+  the trick's plays that the frames after their acceptance read as another card often enough
+  (:data:`OTHER_READ_SHARE`: a confident misread seldom holds in every frame); also
   when, once all four seats have played and three zones are empty, the fourth shows other
   cards than its play (the sweep took its play and that seat led again before its zone was
   seen empty) → ``trick_cleared``
@@ -68,7 +70,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from engine.cards import SEATS
 from vision.classes import CLASS_ID, JOKERS
@@ -97,6 +99,12 @@ EXPOSED_NEAR_CM = 3.0
 """Reads of one identity this close (table cm) are the same card lying there."""
 DECLARATION_JOIN_S = 0.6
 """Cards of one seat qualifying this close together are one declaration."""
+OTHER_READ_SHARE = 0.25
+"""A card of a play that its zone showed as another card on this share of the frames it was read
+either way (and on at least ``min_frames``) was read in doubt: the trick's clearance names it
+(``TrickClearedEvent.read_otherwise``), so what rests on it is a question, not asserted. A card
+lying a trick long is read 10–40 times; a read that flickers once or twice is no doubt."""
+
 REPORTED_GRACE_S = 1.0
 """Seconds a reported card may go unread and still be the same card when read there again."""
 
@@ -139,6 +147,8 @@ class _Zone:
     touched: bool = False  # seat zones: a hand seen in it since its play was last seen whole
     vanished: Cards = ()  # seat zones: cards of the play gone with no hand seen: misread
     vanished_at: tuple[float, str] = (0.0, "")
+    read_as_played: Counter[str] = field(default_factory=Counter)  # frames each card read as such
+    read_otherwise: Counter[tuple[str, str]] = field(default_factory=Counter)  # (card, read) frames
 
 
 class PlayTracker:
@@ -203,6 +213,8 @@ class PlayTracker:
                 events += self._accept(name, zone, accepted, t, frame_ref)
             if name in self.seats and not blocked and not hand and not _sub(zone.played, seen):
                 zone.touched = False  # the whole play in view, no hand over it
+            if name in self.seats and not blocked:
+                _tally_reads(zone, seen)
         lifting = [s for s in self.seats if self._zones[s].lifted]
         self._sweeping = self._sweeping or len(lifting) > 1
         if self._sweeping:  # several seats' cards gone at once: the sweep, until it is done
@@ -218,7 +230,7 @@ class PlayTracker:
             for s in lifting:
                 self._zones[s].lifted = ()
             events += self._vanished_takebacks()
-            events.append(TrickClearedEvent(t, frame_ref, self._unread()))
+            events.append(TrickClearedEvent(t, frame_ref, self._unread(), self._read_otherwise()))
             self._new_trick()
             return events
         for s in lifting:
@@ -264,6 +276,22 @@ class PlayTracker:
             if not self._zones[s].played and self._zones[s].shown >= self.min_frames
         )
 
+    def _read_otherwise(self) -> tuple[tuple[str, str, str], ...]:
+        """``(seat, card, other)`` for each card of this trick's plays that its zone showed as
+        ``other`` in its place on at least ``min_frames`` usable frames (as many as accept a
+        play), and on at least :data:`OTHER_READ_SHARE` of the frames it was read either way."""
+        out: list[tuple[str, str, str]] = []
+        for seat in self.seats:
+            zone = self._zones[seat]
+            for card in dict.fromkeys(zone.played):
+                others = [(n, o) for (c, o), n in zone.read_otherwise.items() if c == card]
+                if not others:
+                    continue
+                n, other = max(others)
+                if n >= self.min_frames and n >= OTHER_READ_SHARE * (n + zone.read_as_played[card]):
+                    out.append((seat, card, other))
+        return tuple(out)
+
     def _new_trick(self) -> None:
         self._trick_plays = 0
         self._sweeping = False
@@ -272,6 +300,8 @@ class PlayTracker:
             self._zones[s].shown = 0
             self._zones[s].lifted = ()
             self._zones[s].vanished = ()
+            self._zones[s].read_as_played = Counter()
+            self._zones[s].read_otherwise = Counter()
 
     def _step(
         self, zone: _Zone, seen: Cards, t: float, ref: str, blocked: bool, glimpsed: bool = False
@@ -368,11 +398,12 @@ class PlayTracker:
             # seen empty (the sweeping hand covered it): the trick ends, the new cards lead.
             # They landed when first seen: the zone differed from the old play since the sweep.
             out += self._vanished_takebacks()
+            cleared = TrickClearedEvent(t_landed, ref_landed, (), self._read_otherwise())
             self._new_trick()
             zone.played, self._trick_plays = cards, 1
             return [
                 *out,
-                TrickClearedEvent(t_landed, ref_landed),
+                cleared,
                 PlayEvent(name, cards, t_run, t, ref_run, ref),
             ]
         zone.played = _union(before, cards)
@@ -390,6 +421,18 @@ class PlayTracker:
                 ),
             ]
         return [*out, PlayEvent(name, added, t_landed, t, ref_landed, ref)]
+
+
+def _tally_reads(zone: _Zone, seen: Cards) -> None:
+    """Count, for a seat's play lying in its zone, the usable frames that read each of its cards
+    as itself, and those that read another card in its place (as many cards shown as played,
+    the play's missing ones and the new ones paired in class order)."""
+    if not zone.played:
+        return
+    missing, extra = _sub(zone.played, seen), _sub(seen, zone.played)
+    zone.read_as_played.update(_sub(zone.played, missing))
+    if missing and len(missing) == len(extra):
+        zone.read_otherwise.update(zip(missing, extra, strict=True))
 
 
 def _hand_in(motion: MotionState, zone: str) -> bool:

@@ -7,7 +7,8 @@ This module owns :class:`HandFold`, the state of one hand inside :mod:`chaodipi.
   (:data:`CAMERA_HAND_KINDS`) in log order (its recognition conflicts are derived here, so they are
   never stored twice; the tracker's own conflicts come as events; a play or an exposed card
   that names unsure reads becomes an ``unsure_read`` conflict, the referee's cue to check the
-  cards). A takeback leaves the seat's play less the cards taken back and is listed in the
+  cards, and so does a collected trick's ``read_otherwise``: cards read as other cards while
+  they lay there). A takeback leaves the seat's play less the cards taken back and is listed in the
   record's ``takebacks``, an exposed card in ``exposed``: the audit raises ``takeback`` /
   ``exposed_card`` from them, as a question when the cards were read in doubt; a declaration
   (cards a seat showed before the first play) is a ``declare`` step of the record's
@@ -117,6 +118,20 @@ def unsure_read_conflict(
     }
 
 
+def read_otherwise_conflict(seat: str, cards: dict[str, Any]) -> dict[str, Any]:
+    """The referee's cue for a play's cards that the camera read as other cards while they lay
+    on the table (``TrickClearedEvent.read_otherwise``): ``{card: other}``."""
+    hints = "；".join(f"{card} 也被认作 {other}" for card, other in cards.items())
+    reads = ", ".join(f"{card} also read {other}" for card, other in cards.items())
+    return {
+        "kind": "unsure_read",
+        "seat": seat,
+        "cards": list(cards),
+        "detail": f"识别存疑，请核对桌上的牌（{hints}） · read unsure ({reads}): check the card "
+        "on the table",
+    }
+
+
 def chao_trump(cards: list[str]) -> str:
     """The trump a 炒底 pair names: its suit, or ``NT`` for a pair of jokers."""
     card = cards[0]
@@ -180,6 +195,8 @@ class HandFold:
         if kind in ("play", "exposed_card", "declaration") and data.get("unsure"):
             seat = str(data.get("seat"))
             self.add_conflict(seq, unsure_read_conflict(seat, data["unsure"], data.get("maybe")))
+        for seat, cards in (data.get("read_otherwise") or {}).items():
+            self.add_conflict(seq, read_otherwise_conflict(str(seat), cards))
         self.changed()
 
     def add_conflict(self, seq: int, data: dict[str, Any]) -> None:

@@ -265,8 +265,10 @@ def budget_text(
 
 def _with_unsure_reads(event: Event, by_zone: Mapping[str, Sequence[CardSighting]]) -> Event:
     """A play with its cards that this decision frame read under :data:`UNSURE_READ` (a card
-    read twice counts its less sure read), and what each may be instead (that read's
-    runner-up); the kitty likewise, from the kitty zone's reads; any other event as it is."""
+    read twice counts its less sure read) or whose two corners it read as two cards (a sure
+    corner does not outvote the other: ``CardSighting.also_read``), and what each may be
+    instead (that read's runner-up); the kitty likewise, from the kitty zone's reads; any other
+    event as it is."""
     if isinstance(event, KittyEvent):
         zone = KITTY_ZONE
     elif isinstance(event, PlayEvent):
@@ -276,18 +278,27 @@ def _with_unsure_reads(event: Event, by_zone: Mapping[str, Sequence[CardSighting
     read: dict[str, CardSighting] = {}
     for sighting in by_zone.get(zone, ()):
         known = read.get(sighting.identity)
-        if known is None or sighting.confidence < known.confidence:
+        if known is None or _surer(known, sighting):
             read[sighting.identity] = sighting
     doubted = [
-        read[card]
-        for card in dict.fromkeys(event.cards)
-        if card in read and read[card].confidence < UNSURE_READ
+        read[card] for card in dict.fromkeys(event.cards) if card in read and _in_doubt(read[card])
     ]
     if not doubted:
         return event
     unsure = tuple((s.identity, round(s.confidence, 3)) for s in doubted)
     maybe = tuple((s.identity, s.runner_up) for s in doubted if s.runner_up)
     return replace(event, unsure=unsure, maybe=maybe)
+
+
+def _in_doubt(sighting: CardSighting) -> bool:
+    """Read under :data:`UNSURE_READ`, or its corners read as two cards."""
+    return sighting.confidence < UNSURE_READ or bool(sighting.also_read)
+
+
+def _surer(known: CardSighting, other: CardSighting) -> bool:
+    """Whether ``known`` is the surer of two reads of one card: the less sure one speaks for
+    both (a card in doubt before one sure of it, then the lower confidence)."""
+    return (_in_doubt(other), -other.confidence) > (_in_doubt(known), -known.confidence)
 
 
 def _poly_mask(poly_px: np.ndarray, size: tuple[int, int]) -> np.ndarray:

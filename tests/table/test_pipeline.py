@@ -268,6 +268,26 @@ def test_a_play_read_under_the_unsure_bar_names_each_such_card_once_at_its_least
     assert _with_unsure_reads(TrickClearedEvent(2.0), seen) == TrickClearedEvent(2.0)
 
 
+def test_a_card_whose_two_corners_read_as_two_cards_is_unsure_however_sure_one_corner_is() -> None:
+    from chaodipi.table.pipeline import _with_unsure_reads
+    from vision.events import PlayEvent
+    from vision.grouping import CardSighting
+
+    # a lone 4D: one corner read KD at 0.95, the other 4D; a sure corner does not outvote it
+    play = PlayEvent("S", ("KD",), 1.0, 1.5)
+    seen = {"S": [CardSighting("KD", confidence=0.95, also_read="4D", runner_up="4D")]}
+    out = _with_unsure_reads(play, seen)
+    assert out.unsure == (("KD", 0.95),) and out.maybe == (("KD", "4D"),)
+    # a pair: the copy whose corners disagree speaks for both, however sure the other copy is
+    pair = PlayEvent("S", ("KD", "KD"), 1.0, 1.5)
+    copies = [
+        CardSighting("KD", confidence=0.99),
+        CardSighting("KD", confidence=0.9, also_read="KS", runner_up="KS"),
+    ]
+    out = _with_unsure_reads(pair, {"S": copies})
+    assert out.unsure == (("KD", 0.9),) and out.maybe == (("KD", "KS"),)
+
+
 def test_a_kitty_names_its_cards_read_in_doubt_from_the_kitty_zones_reads() -> None:
     from chaodipi.table.pipeline import _with_unsure_reads
     from vision.events import KittyEvent

@@ -268,6 +268,31 @@ def test_a_camera_play_that_names_unsure_reads_asks_the_referee_to_check_it(
     assert "unsure" not in json.dumps(live.public_json(NOW))  # spectators never see it
 
 
+def test_a_card_read_as_another_while_it_lay_there_is_the_referees_question(
+    tmp_path: Path,
+) -> None:
+    rec = hand()  # N revokes in trick 2
+    live = table(tmp_path)
+    start_table(live, contract_of(rec))
+    sink = CameraSink(live)
+    revoking = rec["tricks"][1]["plays"]
+    n_card = next(p["cards"] for p in revoking if p["seat"] == "N")[0]
+    cleared = 0
+    for _, (kind, data) in record_events(rec, EPOCH):
+        if kind == "trick_cleared":
+            cleared += 1
+            if cleared == 2:  # the frames of trick 2 read N's card as the 2 of clubs too
+                data = {**data, "read_otherwise": {"N": {n_card: "2C"}}}
+        sink.emit(kind, data)
+    referee = live.referee_json(NOW)
+    asked = [c for c in referee["conflicts"] if c["kind"] == "unsure_read"]
+    assert [(c["seat"], c["cards"]) for c in asked] == [("N", [n_card])]
+    assert f"{n_card} 也被认作 2C" in asked[0]["detail"]
+    revoke = {i["id"]: i for i in referee["infractions"]}["1-revoke-N-2-0"]
+    assert revoke["unsure_reads"][0]["maybe"] == "2C"
+    assert "1-revoke-N-2-0" not in [i["id"] for i in live.public_json(NOW)["infractions"]]
+
+
 def test_an_infraction_resting_on_an_unsure_read_is_the_referees_question_until_confirmed(
     tmp_path: Path,
 ) -> None:

@@ -183,6 +183,35 @@ def test_a_seat_whose_cards_never_read_steadily_is_named_unread_when_the_trick_i
     assert last.unread == () and "unread" not in last.to_json()
 
 
+def test_a_card_its_zone_reads_as_another_while_it_lies_there_is_named_when_cleared() -> None:
+    # S's lone 4D is accepted as KD; the frames after read it 4D as often as KD, never long
+    # enough in a row to change the play: the sweep names it, with the other read
+    table = Table()
+    play_trick(table, [("S", ["KD"])])
+    followers = {"W": ["3D"], "N": ["5D"], "E": ["6D"]}
+    for k in range(16):
+        table.run({"S": ["KD"] if k % 2 else ["4D"], **followers}, 1)
+    table.run({}, 11)
+    assert {p.seat: p.cards for p in table.plays()} == {
+        "S": ("KD",), "W": ("3D",), "N": ("5D",), "E": ("6D",)
+    }  # fmt: skip
+    (cleared,) = [e for e in table.events if isinstance(e, TrickClearedEvent)]
+    assert cleared.read_otherwise == (("S", "KD", "4D"),)
+    assert cleared.to_json()["read_otherwise"] == {"S": {"KD": "4D"}}
+    assert event_from_json(cleared.to_json()) == cleared
+
+
+def test_a_read_that_flickers_a_frame_or_two_while_a_play_lies_there_is_no_doubt() -> None:
+    table = Table()
+    play_trick(table, [("S", ["KD"])])
+    followers = {"W": ["3D"], "N": ["5D"], "E": ["6D"]}
+    for cards, frames in ((["4D"], 1), (["KD"], 5), (["4D"], 1), (["KD"], 10)):
+        table.run({"S": cards, **followers}, frames)
+    table.run({}, 11)
+    (cleared,) = [e for e in table.events if isinstance(e, TrickClearedEvent)]
+    assert cleared.read_otherwise == () and "read_otherwise" not in cleared.to_json()
+
+
 def test_a_seat_whose_zone_held_a_card_no_read_named_is_named_unread_when_cleared() -> None:
     # E's lone picture joker read whole below the joker bar: its zone showed card paper that
     # no read named (the zone reader's "glimpsed"), so E's play was there, unread.
@@ -541,6 +570,28 @@ def test_tracker_events_feed_the_engine_end_to_end(tmp_path: Path) -> None:
             feed.audit()  # the live state is always auditable
     assert [t.winner for t in feed.audit().tricks] == ["S", "W"]
     assert [e["type"] for e in read_events(tmp_path / "events.jsonl")].count("play") == 8
+
+
+def test_game_feed_a_card_read_as_another_while_it_lay_there_proves_only_a_question() -> None:
+    # W shows out of spades in trick 1; its lone card of trick 2, read KS when it landed, was
+    # read 2H by the frames after: the revoke it would prove is the referee's question
+    feed = GameFeed(declarer="S", trump="H")
+    for seat, card, t in (("S", "AS", 0.0), ("W", "3C", 2.0), ("N", "4S", 4.0), ("E", "5S", 6.0)):
+        feed.apply(PlayEvent(seat, (card,), t, t + 0.5))
+    feed.apply(TrickClearedEvent(8.0))
+    feed.apply(PlayEvent("S", ("AD",), 9.0, 9.5))
+    feed.apply(PlayEvent("W", ("KS",), 11.0, 11.5))
+    (asserted,) = feed.audit().infractions
+    assert (asserted.kind, asserted.seat, asserted.to_check) == ("revoke", "W", False)
+    for seat, card, t in (("N", "4D", 13.0), ("E", "5D", 15.0)):
+        feed.apply(PlayEvent(seat, (card,), t, t + 0.5))
+    feed.apply(TrickClearedEvent(17.0, read_otherwise=(("W", "KS", "2H"),)))
+    assert feed.record["tricks"][1]["plays"][1] == {
+        "seat": "W", "cards": ["KS"], "t": 11.0, "unsure": ["KS"], "maybe": {"KS": "2H"}
+    }  # fmt: skip
+    (inf,) = feed.audit().infractions
+    assert (inf.kind, inf.seat, inf.trick, inf.to_check) == ("revoke", "W", 1, True)
+    assert inf.to_json()["unsure_reads"] == [{"trick": 2, "seat": "W", "card": "KS", "maybe": "2H"}]
 
 
 def test_game_feed_a_lead_all_three_followers_contradict_in_count_is_read_in_doubt() -> None:
