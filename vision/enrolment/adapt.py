@@ -20,7 +20,7 @@ the **classifier** for the rest; ``localiser_share=0`` keeps the bundled localis
    written beside it when it is complete, and a later run with the same recipe reuses it.
 2. **Training**: the localiser continues from ``models/baseline/localiser.pt`` at lr0
    :data:`LOCALISER_LR0` (:func:`vision.training.train.train`, one class), then the classifier
-   from the bundled classifier's weights (``models/baseline/classifier_d.pt``) at lr0
+   from the bundled classifier's weights (``models/baseline/classifier_e.pt``) at lr0
    :data:`LR0` (:func:`vision.training.train.train_classifier`), each on the CPU for its share
    of the minutes (ultralytics' progress bars). The runs live in ``.adapt/run/localiser`` and
    ``.adapt/run/classifier``; the same command again *continues* an interrupted run from its
@@ -71,7 +71,7 @@ from vision.enrolment.deck_model import (
 from vision.synth.decks import DeckInfo
 from vision.training.train import DEFAULT_MODEL_PATH, REPO_ROOT, TrainError
 
-BASELINE_CLASSIFIER = REPO_ROOT / "models" / "baseline" / "classifier_d.pt"
+BASELINE_CLASSIFIER = REPO_ROOT / "models" / "baseline" / "classifier_e.pt"
 BASELINE_LOCALISER = REPO_ROOT / "models" / "baseline" / "localiser.pt"
 LR0 = 0.0003
 """The fine-tuning rate (the model card's classifier rounds continued from the baseline at it)."""
