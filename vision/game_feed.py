@@ -39,8 +39,8 @@ per seat per trick. A play's ``unsure`` reads and a collected trick's ``unread``
 that were there but never read steadily) go into the record, so that the audit puts what rests
 on them to the referee as a question, and so do a collected trick's ``read_otherwise`` cards
 (read as another card while they lay there: unsure, that read their runner-up); so does a lead
-whose card count all three followers
-contradict (:func:`_doubt_a_lead_the_followers_contradict`) or no more than half the trick
+whose card count all three followers contradict
+(:func:`_doubt_a_lead_the_followers_contradict`) or no more than half the trick
 shares (:func:`_doubt_a_lead_half_the_trick_contradicts`). Plays join their trick in landing
 order, except that two landing within :data:`SAME_MOMENT_S` of each other are taken in turn
 order (the camera's dates cannot order them; a referee would not call an out-of-turn play on

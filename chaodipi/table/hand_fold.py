@@ -109,13 +109,7 @@ def unsure_read_conflict(
         for card, conf in unsure.items()
     )
     hints = "；".join(f"{card} 可能是 {other}" for card, other in maybe.items())
-    return {
-        "kind": "unsure_read",
-        "seat": seat,
-        "cards": list(unsure),
-        "detail": f"识别存疑，请核对桌上的牌{f'（{hints}）' if hints else ''} · "
-        f"read unsure ({reads}): check the card on the table",
-    }
+    return _check_the_cards(seat, list(unsure), hints, reads)
 
 
 def read_otherwise_conflict(seat: str, cards: dict[str, Any]) -> dict[str, Any]:
@@ -123,12 +117,18 @@ def read_otherwise_conflict(seat: str, cards: dict[str, Any]) -> dict[str, Any]:
     on the table (``TrickClearedEvent.read_otherwise``): ``{card: other}``."""
     hints = "；".join(f"{card} 也被认作 {other}" for card, other in cards.items())
     reads = ", ".join(f"{card} also read {other}" for card, other in cards.items())
+    return _check_the_cards(seat, list(cards), hints, reads)
+
+
+def _check_the_cards(seat: str, cards: list[str], hints: str, reads: str) -> dict[str, Any]:
+    """An ``unsure_read`` conflict: the seat's cards to check on the table, with the Chinese
+    ``hints`` (none: no brackets) and the English ``reads``."""
     return {
         "kind": "unsure_read",
         "seat": seat,
-        "cards": list(cards),
-        "detail": f"识别存疑，请核对桌上的牌（{hints}） · read unsure ({reads}): check the card "
-        "on the table",
+        "cards": cards,
+        "detail": f"识别存疑，请核对桌上的牌{f'（{hints}）' if hints else ''} · "
+        f"read unsure ({reads}): check the card on the table",
     }
 
 

@@ -268,15 +268,24 @@ def test_a_camera_play_that_names_unsure_reads_asks_the_referee_to_check_it(
     assert "unsure" not in json.dumps(live.public_json(NOW))  # spectators never see it
 
 
+def _a_table_where_n_revokes_in_trick_2(
+    tmp_path: Path,
+) -> tuple[dict[str, Any], LiveTable, CameraSink, list[str]]:
+    """A started table, its camera sink, the hand to feed it (N revokes in trick 2) and N's
+    revoking cards."""
+    rec = hand()
+    live = table(tmp_path)
+    start_table(live, contract_of(rec))
+    revoking = rec["tricks"][1]["plays"]
+    n_cards = next(p["cards"] for p in revoking if p["seat"] == "N")
+    return rec, live, CameraSink(live), n_cards
+
+
 def test_a_card_read_as_another_while_it_lay_there_is_the_referees_question(
     tmp_path: Path,
 ) -> None:
-    rec = hand()  # N revokes in trick 2
-    live = table(tmp_path)
-    start_table(live, contract_of(rec))
-    sink = CameraSink(live)
-    revoking = rec["tricks"][1]["plays"]
-    n_card = next(p["cards"] for p in revoking if p["seat"] == "N")[0]
+    rec, live, sink, n_cards = _a_table_where_n_revokes_in_trick_2(tmp_path)
+    n_card = n_cards[0]
     cleared = 0
     for _, (kind, data) in record_events(rec, EPOCH):
         if kind == "trick_cleared":
@@ -296,12 +305,7 @@ def test_a_card_read_as_another_while_it_lay_there_is_the_referees_question(
 def test_an_infraction_resting_on_an_unsure_read_is_the_referees_question_until_confirmed(
     tmp_path: Path,
 ) -> None:
-    rec = hand()  # N revokes in trick 2
-    live = table(tmp_path)
-    start_table(live, contract_of(rec))
-    sink = CameraSink(live)
-    revoking = rec["tricks"][1]["plays"]
-    n_cards = next(p["cards"] for p in revoking if p["seat"] == "N")
+    rec, live, sink, n_cards = _a_table_where_n_revokes_in_trick_2(tmp_path)
     for _, (kind, data) in record_events(rec, EPOCH):
         if kind == "play" and data["seat"] == "N" and data["cards"] == n_cards:
             data = {**data, "unsure": {n_cards[0]: 0.6}}
