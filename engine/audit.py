@@ -520,7 +520,9 @@ class _Auditor:
         When the rightful leader by the reads started the trick, the table's own order agrees
         with them: none. When another seat played before it, which play was the lead rests on
         who won the trick before, so on every read that decided that (a misread there moves
-        the lead, and with it each follow, throw and count judged against it)."""
+        the lead, and with it each follow, throw and count judged against it). When no play of
+        the rightful leader was seen at all, the lead rests on that play too: seen, it would
+        have been the lead."""
         return self.lead_reads_of.get(number, [])
 
     # ----- pass 1: order, time, counts, winners --------------------------------------------
@@ -571,6 +573,13 @@ class _Auditor:
             self.lead_seats.append(lead_play.seat)
             if lead_play is not plays[0]:
                 self.lead_reads_of[number] = self.who_won(number - 1)
+            elif all(play.seat != leader for play in plays):
+                # The rightful leader's play was never seen: had it been, it was the lead, and
+                # the play taken for the lead a follow (a lone joker led and missed).
+                self.lead_reads_of[number] = [
+                    (number, leader, NO_PLAY_SEEN),
+                    *self.who_won(number - 1),
+                ]
             lead_reads = self.lead_reads(number)
             rot = self.rings[lead_play.seat]
             ordered = sorted(plays, key=lambda pl: rot.index(pl.seat))

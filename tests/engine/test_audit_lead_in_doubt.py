@@ -118,3 +118,22 @@ def test_a_hand_count_resting_on_a_play_read_unsurely_is_asked() -> None:
     report = audit(load_record(rec))
     assert _finding(report, "card_count", "S", 1).to_check
     assert not _finding(report, "card_count", "W", 1).to_check
+
+
+# W leads trick 2 by the reads but no play of W was seen there (a lone joker the camera
+# missed): N's 5S is taken for the lead, and E's diamond, with E showing a spade the next
+# trick, looks like a revoke against it.
+LEADER_UNSEEN = ["S:KS W:AS N:3S E:4S", "N:5S E:6D S:7S", "W:8S N:9S E:10S S:JS"]
+# The same with W's lead seen: the revoke stands on sure reads.
+LEADER_SEEN = ["S:KS W:AS N:3S E:4S", "W:QS N:5S E:6D S:7S", "W:8S N:9S E:10S S:JS"]
+
+
+def test_a_follow_judged_against_a_lead_taken_for_an_unseen_leaders_play_is_asked() -> None:
+    revoke = _finding(_audit(LEADER_UNSEEN, {}), "revoke", "E", 2)
+    assert revoke.to_check
+    assert (2, "W", None) in [(r.trick, r.seat, r.card) for r in revoke.unsure_reads]
+    assert "cards unread (W, trick 2)" in revoke.proof
+
+
+def test_the_same_follow_after_the_leaders_play_was_seen_is_asserted() -> None:
+    assert not _finding(_audit(LEADER_SEEN, {}), "revoke", "E", 2).to_check
