@@ -749,6 +749,30 @@ def test_an_expired_referee_session_points_to_the_sign_in_page(table: Table, pag
     assert "infraction_decided" not in [e.kind for e in table.store.events()]
 
 
+def test_a_late_answer_sent_before_the_session_expired_leaves_the_notice_up(
+    table: Table, page: Page
+) -> None:
+    table.first_trick_then_lead_out_of_turn()
+    sign_in(page, table)
+    page.wait_for_selector("#queue .queue-item")
+    signed_in_state = json.loads(
+        page.evaluate("fetch('/api/referee/state').then((res) => res.text())")
+    )
+    held: list[playwright_api.Route] = []
+    page.route("**/api/referee/state", lambda route: held.append(route))
+    with page.expect_request("**/api/referee/state"):
+        table.play("E", ["3D"], T0 + 12)  # the page reloads its state, still signed in
+    page.context.clear_cookies()
+    page.get_by_role("button", name="确认违例").first.click()
+    page.wait_for_selector("#auth-notice:not([hidden])")
+
+    # the state request sent before the session expired is answered only now
+    assert len(held) == 1
+    held[0].fulfill(status=200, json={**signed_in_state, "infractions": []})
+    page.wait_for_selector("#queue-empty:not([hidden])")
+    assert page.is_visible("#auth-notice")
+
+
 def test_the_contract_and_the_next_hand_entered_by_the_referee_reach_spectators(
     table: Table, new_context: NewContext
 ) -> None:

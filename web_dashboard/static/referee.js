@@ -31,9 +31,16 @@ function say(id, message, ok) {
   node.className = `msg ${message ? (ok ? "msg-ok" : "msg-error") : ""}`;
 }
 
+let authLost = 0; // how many 401s so far: a reply to a request sent before one cannot clear it
+
 function showAuthNotice(show) {
   const n = $("auth-notice");
   if (n) n.hidden = !show;
+}
+
+function sessionLost() {
+  authLost += 1;
+  showAuthNotice(true);
 }
 
 /** POST JSON to a referee endpoint: {ok, seq} or {ok: false, error} (never throws). */
@@ -50,7 +57,7 @@ async function post(path, body = {}) {
     return { ok: false, error: String(err.message || err) };
   }
   if (res.status === 401) {
-    showAuthNotice(true);
+    sessionLost();
     return { ok: false, error: t("ref.expired"), status: 401 };
   }
   let data = null;
@@ -77,17 +84,19 @@ async function act(path, body, msgId) {
 
 async function loadReferee() {
   let res;
+  const lostBefore = authLost;
   try {
     res = await fetch(apiPath("/api/referee/state"), { cache: "no-store", credentials: "same-origin" });
   } catch {
     return;
   }
   if (res.status === 401) {
-    showAuthNotice(true);
+    sessionLost();
     return;
   }
   if (!res.ok) return;
-  showAuthNotice(false);
+  // Sent before the session was found gone (and answered after): it says nothing of now.
+  if (authLost === lostBefore) showAuthNotice(false);
   ref = await res.json();
   renderReferee();
 }
