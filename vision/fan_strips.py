@@ -148,14 +148,43 @@ def hidden_jokers(
         said = itertools.islice(reads, len(boxes))  # this strip's reads, whole then corners
         identity, probability = max(said, key=lambda r: (r[0] in JOKERS, r[1]))
         if identity in JOKERS and probability >= STRIP_JOKER_CONF:
-            other = _other_joker(identity)
+            other = other_joker(identity)
             jokers.append(CardSighting(identity, [strip.box], STRIP_CONFIDENCE, runner_up=other))
     return StripReads(jokers, len(faces) - len(jokers))
 
 
-def _other_joker(joker: str) -> str:
+def other_joker(joker: str) -> str:
     """The other joker: a strip's read tells a joker from other cards more surely than which."""
     return next(j for j in JOKERS if j != joker)
+
+
+def card_corner_marks(blob: np.ndarray, px_per_cm: float) -> tuple[Box, ...]:
+    """The upright boxes (view px) of where a lone card covering the ``blob`` (a mask at the
+    view's scale) prints its corner marks: near each of its four corners, an index-sized box
+    ``INDEX_INSET_CM`` in from its side and ``CORNER_MARK_INSET_CM`` from its end (a card on
+    the table may lie either way up, and a player may have turned it)."""
+    ys, xs = np.nonzero(blob)
+    if len(xs) < 3:
+        return ()
+    points = np.stack([xs, ys], axis=1).astype(np.float32) / px_per_cm
+    (cx, cy), (w, h), angle = cv2.minAreaRect(points)
+    first = np.array([math.cos(math.radians(angle)), math.sin(math.radians(angle))])
+    second = np.array([-first[1], first[0]])
+    # ``across`` runs along the card's short side, ``along`` along its long side.
+    (across, width), (along, height) = sorted(((first, w), (second, h)), key=lambda a: a[1])
+    wide, high = CORNER_MARK_CM
+    boxes = []
+    for side in (-1, 1):
+        for end in (-1, 1):
+            mark = (
+                np.array([cx, cy])
+                + across * side * (width / 2 - INDEX_INSET_CM)
+                + along * end * (height / 2 - CORNER_MARK_INSET_CM)
+            )
+            points = _rectangle(mark, across, along, -wide / 2, wide / 2, high) * px_per_cm
+            (x0, y0), (x1, y1) = points.min(axis=0), points.max(axis=0)
+            boxes.append((float(x0), float(y0), float(x1), float(y1)))
+    return tuple(boxes)
 
 
 def unexplained_strips(

@@ -43,7 +43,11 @@ shadow) of one card's size (its box ``CARD_AREA_CM2`` × 0.5–2.2) that holds n
 found is read whole by the classifier and kept as a joker when it reads ``BJ``/``SJ`` at
 ``JOKER_READ_CONF`` or more — ``LONE_JOKER_CONF`` when the localiser boxed no index-sized
 box on it at all, not even one it could not read (an index card lying alone shows two; a
-held-out BJ read whole at 0.89 had been dropped) — any other read is dropped: it is a card the
+held-out BJ read whole at 0.89 had been dropped) — or, with no such box on it, when the
+classifier reads one of its corner marks (:func:`vision.fan_strips.card_corner_marks`, read as a
+fan's strip's are) as a joker at ``STRIP_JOKER_CONF``: a card, in doubt as to which joker (a
+validation deck's lone BJ, its ringed-star index never boxed once it lay still, read ``none``
+whole and BJ by its corner at 0.6) — any other read is dropped: it is a card the
 localiser missed, better unseen than guessed, yet a card lies there, and while no read on the
 zone names one the zone is *glimpsed* (:attr:`ZoneReads.glimpsed`: a seat's play there was
 seen, unread, so what its absence would prove is asked about); a joker read whole and a part of
@@ -82,7 +86,7 @@ import math
 from collections.abc import Callable, Collection, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 import cv2
 import numpy as np
@@ -91,7 +95,15 @@ from vision.calibration import top_down_view, warp_view
 from vision.classes import JOKERS
 from vision.crops import ReadingSource
 from vision.detector import Detection
-from vision.fan_strips import STRIP_CONFIDENCE, StripReader, StripReads, hidden_jokers
+from vision.fan_strips import (
+    STRIP_CONFIDENCE,
+    STRIP_JOKER_CONF,
+    StripReader,
+    StripReads,
+    card_corner_marks,
+    hidden_jokers,
+    other_joker,
+)
 from vision.grouping import BoxLike, CardSighting, group_cards
 from vision.index_tracks import IndexTracks
 from vision.table_geometry import Calibration
@@ -159,6 +171,14 @@ class WholeCardReader(Protocol):
         boxes: Sequence[Box],
         source: ReadingSource | None = None,
     ) -> list[tuple[str, float]]: ...
+
+
+class LoneBlob(NamedTuple):
+    """A card-sized blob of card paper on a zone that no card read explains (view pixels)."""
+
+    box: Box
+    corner_marks: tuple[Box, ...]
+    """Where its card would print its corner marks (:func:`vision.fan_strips.card_corner_marks`)."""
 
 
 @dataclass(frozen=True)
@@ -517,17 +537,23 @@ class ZoneReader:
         paper = self._paper(thumb.grey, empty.grey)
         in_doubt = [card for card in cards if picture_in_doubt(card)]
         explained = [c.centre for c in seen if not any(c is d for d in in_doubt)]
-        unexplained = self._unexplained(paper, explained, name)
-        if unexplained and self.whole_card_reader is not None:
+        blobs = self._unexplained(paper, explained, name)
+        unexplained = [blob.box for blob in blobs]
+        if blobs and self.whole_card_reader is not None:
+            looks = [(blob.box, *blob.corner_marks) for blob in blobs]
             with timer("detect"):
-                reads = self.whole_card_reader.classify(view, unexplained, source=source)
+                reads = iter(
+                    self.whole_card_reader.classify(
+                        view, [box for boxes in looks for box in boxes], source=source
+                    )
+                )
             whole = [
-                CardSighting(identity, [box], prob)
-                for box, (identity, prob) in zip(unexplained, reads, strict=True)
-                if identity in JOKERS
-                and (
-                    prob >= JOKER_READ_CONF
-                    or (prob >= LONE_JOKER_CONF and not self._index_on(box, unread))
+                joker
+                for blob, boxes in zip(blobs, looks, strict=True)
+                if (
+                    joker := self._lone_joker(
+                        blob, list(itertools.islice(reads, len(boxes))), unread
+                    )
                 )
             ]
             # A joker the localiser boxed only in part, its part off the paper's blob (a
@@ -582,6 +608,23 @@ class ZoneReader:
             or any(_inside_point(card.centre, j.boxes[0]) for j in jokers if j.boxes)
         ]
 
+    def _lone_joker(
+        self, blob: LoneBlob, reads: list[tuple[str, float]], unread: Sequence[Box]
+    ) -> CardSighting | None:
+        """The joker a lone blob is, from its ``reads`` (whole, then its corner marks), if any
+        (see the module docstring)."""
+        (identity, prob), *marks = reads
+        no_index = not self._index_on(blob.box, unread)
+        if identity in JOKERS and (
+            prob >= JOKER_READ_CONF or (prob >= LONE_JOKER_CONF and no_index)
+        ):
+            return CardSighting(identity, [blob.box], prob)
+        mark, mark_prob = max(marks, key=lambda r: (r[0] in JOKERS, r[1]), default=("", 0.0))
+        if no_index and mark in JOKERS and mark_prob >= STRIP_JOKER_CONF:
+            # Read by a corner mark, not whole: a card, but which joker is less sure.
+            return CardSighting(mark, [blob.box], STRIP_CONFIDENCE, runner_up=other_joker(mark))
+        return None
+
     def _index_on(self, blob: Box, unread: Sequence[Box]) -> bool:
         """Whether an index-sized box the localiser was sure of lies on ``blob`` (a bigger box
         is a part of a picture, not an index)."""
@@ -596,14 +639,14 @@ class ZoneReader:
 
     def _unexplained(
         self, paper: np.ndarray, centres: Sequence[tuple[float, float]], name: str
-    ) -> list[Box]:
-        """Boxes (view pixels) of card-sized blobs of ``paper`` on the zone that hold none of
-        the ``centres`` of the cards read."""
-        n, _, stats, _ = cv2.connectedComponentsWithStats(paper)
+    ) -> list[LoneBlob]:
+        """Card-sized blobs of ``paper`` on the zone that hold none of the ``centres`` of the
+        cards read (view pixels)."""
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(paper)
         k = self.px_per_cm / self.thumb_px_per_cm  # thumbnail px → view px
         cm2 = self.thumb_px_per_cm**2
-        boxes: list[Box] = []
-        for x, y, w, h, area in stats[1:n]:
+        blobs: list[LoneBlob] = []
+        for label, (x, y, w, h, area) in enumerate(stats[1:n], start=1):
             # One card: its box from half a card (partly hidden) to a card turned 45°, and
             # enough of it paper (a picture joker's figure may be no brighter than the cloth).
             if not 0.5 <= w * h / cm2 / CARD_AREA_CM2 <= 2.2 or area < 0.25 * w * h:
@@ -612,8 +655,10 @@ class ZoneReader:
             if any(box[0] <= cx <= box[2] and box[1] <= cy <= box[3] for cx, cy in centres):
                 continue
             if self._holds(name, (box[0] + box[2]) / 2, (box[1] + box[3]) / 2):
-                boxes.append(box)
-        return boxes
+                marks = card_corner_marks(labels == label, self.thumb_px_per_cm)
+                scaled = tuple((x0 * k, y0 * k, x1 * k, y1 * k) for x0, y0, x1, y1 in marks)
+                blobs.append(LoneBlob(box, scaled))
+        return blobs
 
     def _holds(self, name: str, x: float, y: float) -> bool:
         """Whether the point (x, y) of zone ``name``'s view lies in that zone's play area (the

@@ -17,6 +17,7 @@ from vision.fan_strips import (
     STRIP_CONFIDENCE,
     StripReader,
     StripReads,
+    card_corner_marks,
     hidden_jokers,
     unexplained_strips,
 )
@@ -320,3 +321,24 @@ def test_a_court_card_read_surely_keeps_its_place_in_the_fan() -> None:
     read, strips = read_fan(paper_of(view), view, cards, [], SOUTH_RIGHT, PX, classifier)
     assert [c.identity for c in read] == ["JD", "2D"]
     assert [card.identity for card in strips.jokers] == ["BJ"]
+
+
+def test_a_lone_cards_corner_marks_lie_an_index_in_from_each_of_its_corners_however_it_lies() -> (
+    None
+):
+    px_per_cm, centre, turned = 10.0, (100.0, 100.0), 30.0
+    mask = np.zeros((200, 200), np.uint8)
+    card = ((centre), (6.3 * px_per_cm, 8.8 * px_per_cm), turned)
+    cv2.fillPoly(mask, [cv2.boxPoints(card).astype(np.int32)], 255)
+    marks = card_corner_marks(mask > 0, px_per_cm)
+    a = np.radians(turned)
+    across, along = np.array([np.cos(a), np.sin(a)]), np.array([-np.sin(a), np.cos(a)])
+    expected = [
+        np.array(centre) + px_per_cm * (side * (3.15 - 0.7) * across + end * (4.4 - 1.4) * along)
+        for side in (-1, 1)
+        for end in (-1, 1)
+    ]
+    found = [np.array(((x0 + x1) / 2, (y0 + y1) / 2)) for x0, y0, x1, y1 in marks]
+    assert len(found) == 4
+    for point in expected:
+        assert min(np.linalg.norm(point - f) for f in found) <= 2  # px: 0.2 cm

@@ -16,8 +16,9 @@ import pytest
 
 from tests.builders import top_down_config
 from tests.square_detector import square_detector
+from vision.fan_strips import STRIP_CONFIDENCE
 from vision.grouping import CardSighting
-from vision.zone_reads import ZONE_NAMES, ZoneReader, one_joker_each, zone_rects
+from vision.zone_reads import UNSURE_READ, ZONE_NAMES, ZoneReader, one_joker_each, zone_rects
 from vision.zones import Zones
 
 SIZE = 360
@@ -37,15 +38,16 @@ def table(*cards_cm: tuple[float, float]) -> np.ndarray:
 
 
 class WholeCardReads:
-    """Reads every box it is given as ``self.read`` (a stand-in for the classifier)."""
+    """Reads every card-sized box it is given as ``self.read`` and every index-sized one (a
+    corner mark) as ``self.corner`` (a stand-in for the classifier)."""
 
-    def __init__(self, read: tuple[str, float]) -> None:
-        self.read = read
+    def __init__(self, read: tuple[str, float], corner: tuple[str, float] = ("none", 0.99)) -> None:
+        self.read, self.corner = read, corner
         self.boxes: list[tuple[float, float, float, float]] = []
 
     def classify(self, image_bgr, boxes, source=None):  # type: ignore[no-untyped-def]
         self.boxes += boxes
-        return [self.read for _ in boxes]
+        return [self.read if x1 - x0 > 40 else self.corner for x0, _, x1, _ in boxes]
 
 
 def reader(max_reads: int = 5, whole: WholeCardReads | None = None) -> tuple[ZoneReader, list[int]]:
@@ -183,6 +185,33 @@ def test_a_lone_blob_with_no_index_on_it_is_a_joker_from_a_less_sure_read() -> N
     zr, _ = reader(whole=unsure)
     settled(zr)
     assert seen(zr.read(picture_card(table(), *S_PLAY), CALIBRATION, 0.5).cards) == {}
+
+
+def test_a_lone_blob_whose_corner_mark_reads_as_a_joker_is_that_joker_in_doubt() -> None:
+    """A joker's index the localiser never boxed, its picture read ``none`` whole: the corner
+    marks tell it is a joker, not surely which."""
+    by_corner = WholeCardReads(("none", 0.6), corner=("BJ", 0.6))
+    zr, _ = reader(whole=by_corner)
+    settled(zr)
+    (joker,) = zr.read(picture_card(table(), *S_PLAY), CALIBRATION, 0.5).cards["S"]
+    assert (joker.identity, joker.runner_up) == ("BJ", "SJ")
+    assert joker.confidence == STRIP_CONFIDENCE < UNSURE_READ
+    (card_x0, card_y0, card_x1, card_y1), *marks = by_corner.boxes
+    assert len(marks) == 4
+    corners = {(x, y) for x in (card_x0, card_x1) for y in (card_y0, card_y1)}
+    for x0, y0, x1, y1 in marks:  # about an index in from each corner (10 px a cm)
+        near = min(corners, key=lambda c: abs(c[0] - x0) + abs(c[1] - y0))
+        corners.remove(near)
+        assert abs(abs((x0 + x1) / 2 - near[0]) - 7) <= 5
+        assert abs(abs((y0 + y1) / 2 - near[1]) - 14) <= 5
+
+
+def test_a_lone_blob_whose_corner_marks_read_as_no_joker_is_no_card_named() -> None:
+    unsure = WholeCardReads(("none", 0.6), corner=("BJ", 0.4))
+    zr, _ = reader(whole=unsure)
+    settled(zr)
+    reads = zr.read(picture_card(table(), *S_PLAY), CALIBRATION, 0.5)
+    assert reads.cards["S"] == [] and reads.glimpsed == ("S",)
 
 
 def test_a_card_no_read_names_is_glimpsed_on_its_zone_while_it_lies_there() -> None:
