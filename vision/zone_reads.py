@@ -45,9 +45,11 @@ found is read whole by the classifier and kept as a joker when it reads ``BJ``/`
 box on it at all, not even one it could not read (an index card lying alone shows two; a
 held-out BJ read whole at 0.89 had been dropped) — or, with no such box on it, when the
 classifier reads one of its corner marks (:func:`vision.fan_strips.card_corner_marks`, read as a
-fan's strip's are) as a joker at ``STRIP_JOKER_CONF``: a card, in doubt as to which joker (a
-validation deck's lone BJ, its ringed-star index never boxed once it lay still, read ``none``
-whole and BJ by its corner at 0.6) — any other read is dropped: it is a card the
+fan's strip's are) as a joker at ``STRIP_JOKER_CONF`` — two of them as one joker where such a box
+lies on it —: a card, in doubt as to which joker (a validation deck's lone BJ, its ringed-star
+index never boxed once it lay still, read ``none`` whole and BJ by its corners at 0.55 and 0.69;
+its SJ, the star boxed but read unsurely, SJ by two corners at 0.75) — any other read is
+dropped: it is a card the
 localiser missed, better unseen than guessed, yet a card lies there, and while no read on the
 zone names one the zone is *glimpsed* (:attr:`ZoneReads.glimpsed`: a seat's play there was
 seen, unread, so what its absence would prove is asked about); a joker read whole and a part of
@@ -619,9 +621,12 @@ class ZoneReader:
             prob >= JOKER_READ_CONF or (prob >= LONE_JOKER_CONF and no_index)
         ):
             return CardSighting(identity, [blob.box], prob)
-        mark, mark_prob = max(marks, key=lambda r: (r[0] in JOKERS, r[1]), default=("", 0.0))
-        if no_index and mark in JOKERS and mark_prob >= STRIP_JOKER_CONF:
-            # Read by a corner mark, not whole: a card, but which joker is less sure.
+        jokers = [joker for joker, p in marks if joker in JOKERS and p >= STRIP_JOKER_CONF]
+        # With an index the localiser was sure of on it (read unsurely: an index card's, or a
+        # joker's own mark), only two of its corners read as one joker make it that joker.
+        mark = next((j for j in JOKERS if jokers.count(j) >= (1 if no_index else 2)), None)
+        if mark:
+            # Read by its corner marks, not whole: a card, but which joker is less sure.
             return CardSighting(mark, [blob.box], STRIP_CONFIDENCE, runner_up=other_joker(mark))
         return None
 

@@ -8,6 +8,7 @@ are 10 px a cm.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import replace
 
 import cv2
@@ -38,16 +39,17 @@ def table(*cards_cm: tuple[float, float]) -> np.ndarray:
 
 
 class WholeCardReads:
-    """Reads every card-sized box it is given as ``self.read`` and every index-sized one (a
-    corner mark) as ``self.corner`` (a stand-in for the classifier)."""
+    """Reads every card-sized box it is given as ``self.read`` and the index-sized ones (corner
+    marks) in turn as ``self.corners`` (a stand-in for the classifier)."""
 
-    def __init__(self, read: tuple[str, float], corner: tuple[str, float] = ("none", 0.99)) -> None:
-        self.read, self.corner = read, corner
+    def __init__(self, read: tuple[str, float], *corners: tuple[str, float]) -> None:
+        self.read, self.corners = read, corners or (("none", 0.99),)
         self.boxes: list[tuple[float, float, float, float]] = []
 
     def classify(self, image_bgr, boxes, source=None):  # type: ignore[no-untyped-def]
         self.boxes += boxes
-        return [self.read if x1 - x0 > 40 else self.corner for x0, _, x1, _ in boxes]
+        marks = itertools.cycle(self.corners)
+        return [self.read if x1 - x0 > 40 else next(marks) for x0, _, x1, _ in boxes]
 
 
 def reader(max_reads: int = 5, whole: WholeCardReads | None = None) -> tuple[ZoneReader, list[int]]:
@@ -190,7 +192,7 @@ def test_a_lone_blob_with_no_index_on_it_is_a_joker_from_a_less_sure_read() -> N
 def test_a_lone_blob_whose_corner_mark_reads_as_a_joker_is_that_joker_in_doubt() -> None:
     """A joker's index the localiser never boxed, its picture read ``none`` whole: the corner
     marks tell it is a joker, not surely which."""
-    by_corner = WholeCardReads(("none", 0.6), corner=("BJ", 0.6))
+    by_corner = WholeCardReads(("none", 0.6), ("none", 0.9), ("BJ", 0.6))
     zr, _ = reader(whole=by_corner)
     settled(zr)
     (joker,) = zr.read(picture_card(table(), *S_PLAY), CALIBRATION, 0.5).cards["S"]
@@ -207,11 +209,39 @@ def test_a_lone_blob_whose_corner_mark_reads_as_a_joker_is_that_joker_in_doubt()
 
 
 def test_a_lone_blob_whose_corner_marks_read_as_no_joker_is_no_card_named() -> None:
-    unsure = WholeCardReads(("none", 0.6), corner=("BJ", 0.4))
+    unsure = WholeCardReads(("none", 0.6), ("BJ", 0.4))
     zr, _ = reader(whole=unsure)
     settled(zr)
     reads = zr.read(picture_card(table(), *S_PLAY), CALIBRATION, 0.5)
     assert reads.cards["S"] == [] and reads.glimpsed == ("S",)
+
+
+class AnUnreadIndex:
+    """Boxes an index at the top left of a card lying at ``S_PLAY`` and reads nothing surely
+    (the box goes to ``unread``): a localiser sure of an index the classifier was not."""
+
+    reads_native = True
+    classifier = None
+
+    def detect(self, image, unread=None, **kwargs):  # type: ignore[no-untyped-def]
+        x0, y0 = zone_rects(ZONES)["S"][:2]
+        cx, cy = (S_PLAY[0] - 3.15 + 0.7 - x0) * 10, (S_PLAY[1] - 4.4 + 1.4 - y0) * 10
+        if unread is not None and image[round(cy), round(cx)].mean() > 150:
+            unread.append((cx - 5, cy - 10, cx + 5, cy + 10))
+        return []
+
+
+def test_a_lone_blob_with_an_index_on_it_is_a_joker_only_when_two_corners_read_one() -> None:
+    """An index read unsurely may be an index card's: one corner read as a joker is not enough
+    there (an index card's own corner), two corners read as one joker are (a joker's marks)."""
+    for corners, expected in (
+        ((("SJ", 0.75), ("SJ", 0.73), ("none", 0.8)), {"S": ["SJ"]}),
+        ((("SJ", 0.75), ("none", 0.8), ("none", 0.8), ("none", 0.8)), {}),
+    ):
+        whole = WholeCardReads(("SJ", 0.5), *corners)
+        zr = ZoneReader(AnUnreadIndex(), ZONES, max_reads=5, whole_card_reader=whole)
+        settled(zr)
+        assert seen(zr.read(picture_card(table(), *S_PLAY), CALIBRATION, 0.5).cards) == expected
 
 
 def test_a_card_no_read_names_is_glimpsed_on_its_zone_while_it_lies_there() -> None:
