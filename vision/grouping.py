@@ -23,7 +23,9 @@ card-count infraction). So, once every identity is grouped, two lone corners who
 in the rank or in the suit only and that lie as one card's opposite corners are one card: it
 takes the surer read and keeps the other in ``also_read``. Corners already paired with a
 corner of their own identity are never taken apart (a fanned pair's top card shows both of its
-corners; the card under it, one).
+corners; the card under it, one). Two ranks each read at ``SURE_APART`` or more stay two cards:
+a fan's under card shows its top corner one card's diagonal from the top card's bottom one
+(a KD over a 5D, read KD 0.99 and 5D 1.00, was taken for one 5D).
 
 Inside a card seen whole (both corners found) nothing but that card's own face shows: a lone
 box whose centre lies on it (near the line between its two corners, the nearer the closer to a
@@ -65,6 +67,7 @@ ELONGATED = 1.4  # an index box this much higher than wide (or wider) shows its 
 DIAGONAL_DEG = (10.0, 60.0)  # opposite corners' line to the card's long side (about 35°)
 SAME_CENTRE = 1.0  # two corner pairs whose midpoints are this close, in index sizes, are one card
 SAME_DIAGONAL = 1.25  # … when the longer of their two diagonals is at most this × the shorter
+SURE_APART = 0.95  # two corners read as two ranks this surely are two cards
 
 
 class BoxLike(Protocol):
@@ -431,6 +434,14 @@ def _one_part_apart(a: str, b: str) -> bool:
     return a[:-1] == b[:-1] or a[-1] == b[-1]
 
 
+def _two_sure_ranks(a: CardSighting, b: CardSighting) -> bool:
+    """Whether two index reads name two ranks, each at ``SURE_APART`` or more: two cards
+    (module doc)."""
+    if a.identity in JOKERS or b.identity in JOKERS:
+        return False
+    return a.identity[:-1] != b.identity[:-1] and min(a.confidence, b.confidence) >= SURE_APART
+
+
 def _join_misread_corners(
     sightings: list[CardSighting],
     min_ratio: float,
@@ -445,7 +456,7 @@ def _join_misread_corners(
     for n, i in enumerate(lone):
         for j in lone[n + 1 :]:
             a, b = sightings[i], sightings[j]
-            if not _one_part_apart(a.identity, b.identity):
+            if not _one_part_apart(a.identity, b.identity) or _two_sure_ranks(a, b):
                 continue
             cost = corner_fit(
                 a.boxes[0], b.boxes[0], min_ratio, max_ratio, best_ratio, px_per_cm=px_per_cm

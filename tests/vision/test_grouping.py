@@ -125,6 +125,16 @@ def test_one_card_whose_corners_are_read_one_part_apart_is_one_card_with_the_sur
     assert shapes(group_cards([det("BJ", a, 0.8), det("SJ", b, 0.7)])) == [("BJ", 2)]
 
 
+def test_two_ranks_each_read_surely_at_one_cards_corner_distance_are_two_cards() -> None:
+    """A KD over a 5D: the under card's top corner lies one card's diagonal from the top
+    card's bottom corner; each read surely, they are two cards. A suit read two ways is still
+    one card's misread corner, however surely."""
+    a, b = corners(100, 100)
+    assert shapes(group_cards([det("KD", a, 0.99), det("5D", b, 1.0)])) == [("5D", 1), ("KD", 1)]
+    assert shapes(group_cards([det("KD", a, 0.9), det("5D", b, 1.0)])) == [("5D", 2)]
+    assert shapes(group_cards([det("4S", a, 0.99), det("4D", b, 1.0)])) == [("4D", 2)]
+
+
 def test_a_fanned_under_card_is_not_joined_to_the_top_card_read_one_part_apart() -> None:
     """A fan of 7♠ under 7♣: the top card shows both corners (paired), the under card one."""
     under, _ = corners(0, 0)
