@@ -43,6 +43,7 @@ TILE_OVERLAP = 0.2  # fraction of a tile shared with its neighbour (≥ 15% by d
 SINGLE_PASS_FACTOR = 1.6  # short side ≤ 1.6 × model size → one letterboxed pass
 JOKER_SIZE_RATIO = 2.0  # a whole picture joker's box side ÷ a corner index's (≈ 4 on a card)
 JOKER_READ_CONF = 0.9  # how sure the classifier must be of a weakly localised joker
+JOKER_LOC_CONF = 0.05  # the least localiser score a whole-card box is read at (a joker)
 WEAK_READ_CONF = 0.25  # a sure index read under ``conf`` but at least this: a weak read
 STRIDE = 32  # a YOLO input side must be a multiple of the network's largest stride
 
@@ -426,7 +427,7 @@ class CardDetector:
     fanned cards show slivers of index the localiser boxes weakly) 13/20 exactly right at 0.3,
     14/20 at 0.2. With a 54-class localiser (and ``cls_v6``): real 0.859 / 0.937 at 0.15,
     0.899 / 0.937 at 0.3 — weak boxes were then mostly printed text."""
-    joker_loc_conf: float = 0.05
+    joker_loc_conf: float = JOKER_LOC_CONF
     """A box the localiser scores from here up to ``loc_conf`` is read too when it is whole-card
     sized (at least ``JOKER_SIZE_RATIO`` × the median side of the sure boxes), and kept only as
     a joker read at ``JOKER_READ_CONF``: a picture joker has no corner index, is labelled whole,

@@ -16,7 +16,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.detector import CONF, DEFAULT_MODEL, Calibration, CardDetector
+from vision.detector import CONF, DEFAULT_MODEL, JOKER_LOC_CONF, Calibration, CardDetector
 from vision.grouping import group_cards, summarize
 from vision.onnx_model import ModelError
 from vision.training.evaluate import DatasetError, draw_detections, evaluate
@@ -56,6 +56,7 @@ def _detector(args: argparse.Namespace) -> CardDetector:
         threads=args.threads,
         conf=getattr(args, "conf", CONF),
         joker_conf=getattr(args, "joker_conf", CONF),
+        joker_loc_conf=getattr(args, "joker_loc_conf", JOKER_LOC_CONF),
         classifier_path=_classifier_choice(getattr(args, "classifier", "auto")),
     )
 
@@ -191,6 +192,13 @@ def _common(p: argparse.ArgumentParser) -> None:
         type=float,
         default=CONF,
         help=f"how sure a joker read must be (default {CONF}, as --conf)",
+    )
+    p.add_argument(
+        "--joker-loc-conf",
+        type=float,
+        default=JOKER_LOC_CONF,
+        help=f"the least localiser score a whole-card box is read at, as a joker only "
+        f"(default {JOKER_LOC_CONF}; 1 turns it off)",
     )
     p.add_argument("--json", action="store_true", help="machine-readable output")
 

@@ -243,6 +243,15 @@ def test_eval_command_bad_inputs(tmp_path: Path) -> None:
         cmd_eval(args)
 
 
+def test_eval_command_sets_how_low_a_localised_joker_may_score(tmp_path: Path) -> None:
+    from chaodipi.cli.detect_eval import _detector
+    from vision.detector import JOKER_LOC_CONF
+
+    dataset = str(make_dataset(tmp_path / "ds"))
+    assert _detector(_parse(["eval", dataset])).joker_loc_conf == JOKER_LOC_CONF
+    assert _detector(_parse(["eval", dataset, "--joker-loc-conf", "1"])).joker_loc_conf == 1.0
+
+
 def test_eval_command_prints_summary_and_json(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
