@@ -39,6 +39,9 @@ such strips, by geometry and the paper's brightness, and asking the classifier w
   and the zone reader then doubts the cards read on that zone, so a short play rests on a card
   in doubt and is asked about, not asserted.
 
+A lone card no read explains is a fan of one: :func:`card_corner_marks` gives where its corner
+marks lie, all four (which way up it lies is not known), for :mod:`vision.zone_reads` to read.
+
 A strip read this way is the evidence of a card, not of its index: it counts with
 ``STRIP_CONFIDENCE``, below any localised read. Measured on rendered hands of validation decks
 and of the held-out deck: ``docs/detector/candidates.md`` ("Jokers at the table");

@@ -43,13 +43,13 @@ shadow) of one card's size (its box ``CARD_AREA_CM2`` × 0.5–2.2) that holds n
 found is read whole by the classifier and kept as a joker when it reads ``BJ``/``SJ`` at
 ``JOKER_READ_CONF`` or more — ``LONE_JOKER_CONF`` when the localiser boxed no index-sized
 box on it at all, not even one it could not read (an index card lying alone shows two; a
-held-out BJ read whole at 0.89 had been dropped) — or, with no such box on it, when the
-classifier reads one of its corner marks (:func:`vision.fan_strips.card_corner_marks`, read as a
-fan's strip's are) as a joker at ``STRIP_JOKER_CONF`` — two of them as one joker where such a box
-lies on it —: a card, in doubt as to which joker (a validation deck's lone BJ, its ringed-star
-index never boxed once it lay still, read ``none`` whole and BJ by its corners at 0.55 and 0.69;
-its SJ, the star boxed but read unsurely, SJ by two corners at 0.75) — any other read is
-dropped: it is a card the
+held-out BJ read whole at 0.89 had been dropped). Its corner marks are read too
+(:func:`vision.fan_strips.card_corner_marks`, as a fan's strip's are): one read as a joker at
+``STRIP_JOKER_CONF`` makes the blob that joker, in doubt as to which — two reading the same
+joker where an index box the localiser was sure of lies on it, which may be an index card's (a
+validation deck's lone BJ, its ringed-star index never boxed once it lay still, read ``none``
+whole and BJ by two corners at 0.55 and 0.69; its SJ, the star boxed but read unsurely, SJ by
+two corners at 0.75). Any other read is dropped: it is a card the
 localiser missed, better unseen than guessed, yet a card lies there, and while no read on the
 zone names one the zone is *glimpsed* (:attr:`ZoneReads.glimpsed`: a seat's play there was
 seen, unread, so what its absence would prove is asked about); a joker read whole and a part of
