@@ -166,28 +166,29 @@ def card_corner_marks(blob: np.ndarray, px_per_cm: float) -> tuple[Box, ...]:
     view's scale) prints its corner marks: near each of its four corners, an index-sized box
     ``INDEX_INSET_CM`` in from its side and ``CORNER_MARK_INSET_CM`` from its end (a card on
     the table may lie either way up, and a player may have turned it)."""
-    ys, xs = np.nonzero(blob)
-    if len(xs) < 3:
+    if np.count_nonzero(blob) < 3:
         return ()
-    points = np.stack([xs, ys], axis=1).astype(np.float32) / px_per_cm
-    (cx, cy), (w, h), angle = cv2.minAreaRect(points)
-    first = np.array([math.cos(math.radians(angle)), math.sin(math.radians(angle))])
-    second = np.array([-first[1], first[0]])
+    centre, first, second, w, h = _rotated_rect(blob, px_per_cm)
     # ``across`` runs along the card's short side, ``along`` along its long side.
     (across, width), (along, height) = sorted(((first, w), (second, h)), key=lambda a: a[1])
     wide, high = CORNER_MARK_CM
-    boxes = []
-    for side in (-1, 1):
-        for end in (-1, 1):
-            mark = (
-                np.array([cx, cy])
+    return tuple(
+        _upright_box(
+            _rectangle(
+                centre
                 + across * side * (width / 2 - INDEX_INSET_CM)
-                + along * end * (height / 2 - CORNER_MARK_INSET_CM)
-            )
-            points = _rectangle(mark, across, along, -wide / 2, wide / 2, high) * px_per_cm
-            (x0, y0), (x1, y1) = points.min(axis=0), points.max(axis=0)
-            boxes.append((float(x0), float(y0), float(x1), float(y1)))
-    return tuple(boxes)
+                + along * end * (height / 2 - CORNER_MARK_INSET_CM),
+                across,
+                along,
+                -wide / 2,
+                wide / 2,
+                high,
+            ),
+            px_per_cm,
+        )
+        for side in (-1, 1)
+        for end in (-1, 1)
+    )
 
 
 def unexplained_strips(
@@ -250,9 +251,14 @@ def _corner_boxes(
     for end in (-1, 1):
         mark = centre + across * end * (breadth / 2 - CORNER_MARK_INSET_CM)
         points = _rectangle(mark, along, across, middle - wide / 2, middle + wide / 2, high)
-        (x0, y0), (x1, y1) = (points * px_per_cm).min(axis=0), (points * px_per_cm).max(axis=0)
-        boxes.append((float(x0), float(y0), float(x1), float(y1)))
+        boxes.append(_upright_box(points, px_per_cm))
     return boxes[0], boxes[1]
+
+
+def _upright_box(corners_cm: np.ndarray, px_per_cm: float) -> Box:
+    """The upright box (view px) around a rectangle's corners in cm."""
+    (x0, y0), (x1, y1) = (corners_cm * px_per_cm).min(axis=0), (corners_cm * px_per_cm).max(axis=0)
+    return float(x0), float(y0), float(x1), float(y1)
 
 
 def _rectangle(
@@ -295,11 +301,7 @@ def _fan_axes(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, float] | None:
     """The fan's centre (cm), unit axes along it (toward ``fan_right``) and across, and its
     length and breadth (cm); ``None`` when the blob is not one card's height across."""
-    ys, xs = np.nonzero(blob)
-    points = np.stack([xs, ys], axis=1).astype(np.float32) / px_per_cm
-    (cx, cy), (w, h), angle = cv2.minAreaRect(points)
-    first = np.array([math.cos(math.radians(angle)), math.sin(math.radians(angle))])
-    second = np.array([-first[1], first[0]])
+    centre, first, second, w, h = _rotated_rect(blob, px_per_cm)
     right = np.array(fan_right)
     if abs(first @ right) >= abs(second @ right):
         along, length, breadth = first, float(w), float(h)
@@ -310,7 +312,20 @@ def _fan_axes(
     if not FAN_HEIGHT_CM[0] <= breadth <= FAN_HEIGHT_CM[1]:
         return None
     across = np.array([-along[1], along[0]])
-    return np.array([cx, cy]), along, across, length, breadth
+    return centre, along, across, length, breadth
+
+
+def _rotated_rect(
+    blob: np.ndarray, px_per_cm: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, float]:
+    """The blob's least rotated rectangle: its centre (cm), its two unit side directions and
+    their lengths (cm), in that order."""
+    ys, xs = np.nonzero(blob)
+    points = np.stack([xs, ys], axis=1).astype(np.float32) / px_per_cm
+    (cx, cy), (w, h), angle = cv2.minAreaRect(points)
+    first = np.array([math.cos(math.radians(angle)), math.sin(math.radians(angle))])
+    second = np.array([-first[1], first[0]])
+    return np.array([cx, cy]), first, second, float(w), float(h)
 
 
 def _explained(
