@@ -33,7 +33,10 @@ not claimed from footage).
 Before a play is accepted it is checked against the game; a contradiction becomes a
 ``recognition_conflict`` event (``third_copy``, ``seat_played_twice``, ``count_mismatch``; a kitty
 with a third copy, and a trick collected with fewer than four plays — ``incomplete_trick`` — too)
-and the play is still recorded as seen: the referee decides, the engine flags the infraction. A
+and the play is still recorded as seen: the referee decides, the engine flags the infraction —
+unless the deck itself singles out the misread: a third copy of which exactly one copy was read
+in doubt, with a runner-up the deck still has room for, takes that runner-up in the record (the
+play's read stays in doubt; :meth:`GameFeed._runner_ups_the_deck_allows`). A
 seat's second play in one trick is merged into its first, the only way the record stays one play
 per seat per trick. A play's ``unsure`` reads and a collected trick's ``unread`` seats (cards
 that were there but never read steadily) go into the record, so that the audit puts what rests
@@ -198,6 +201,11 @@ class GameFeed:
         number = len(tricks)
         shown = " ".join(ev.cards)
         extra = self._third_copies(ev.cards, self._counts())
+        earlier = next((p for p in plays if p["seat"] == ev.seat), None)
+        play: dict[str, Any] = {"seat": ev.seat, "cards": list(ev.cards), "t": ev.t_landed}
+        _note_doubt(play, ev)
+        taken = self._runner_ups_the_deck_allows(extra, play)
+        extra = [c for c in extra if c not in taken]
         if extra:
             found.append(
                 RecognitionConflictEvent(
@@ -209,7 +217,18 @@ class GameFeed:
                     ev.t_landed,
                 )
             )
-        earlier = next((p for p in plays if p["seat"] == ev.seat), None)
+        for card, (at, seat, other) in taken.items():
+            found.append(
+                RecognitionConflictEvent(
+                    "third_copy",
+                    seat,
+                    (other,),
+                    f"trick {number}: {ev.seat} showed {shown}, a third copy of {card} (two "
+                    f"decks hold two): {seat}'s {card} of trick {at}, read in doubt, is taken as "
+                    f"its runner-up {other}",
+                    ev.t_landed,
+                )
+            )
         if earlier is not None:
             found.append(
                 RecognitionConflictEvent(
@@ -221,8 +240,12 @@ class GameFeed:
                     ev.t_landed,
                 )
             )
-            earlier["cards"] = [*earlier["cards"], *ev.cards]
-            _note_doubt(earlier, ev)
+            earlier["cards"] = [*earlier["cards"], *play["cards"]]
+            earlier["unsure"] = list(
+                dict.fromkeys([*earlier.get("unsure", ()), *play.get("unsure", ())])
+            )
+            earlier["maybe"] = {**earlier.get("maybe", {}), **play.get("maybe", {})}
+            _keep_doubt_of_cards(earlier)
             _doubt_extra_copies(earlier, extra)
             self._doubt_counts(number, plays)
             return found
@@ -238,12 +261,44 @@ class GameFeed:
                     ev.t_landed,
                 )
             )
-        play: dict[str, Any] = {"seat": ev.seat, "cards": list(ev.cards), "t": ev.t_landed}
-        _note_doubt(play, ev)
         _doubt_extra_copies(play, extra)
         plays.insert(self._turn_position(plays, ev), play)
         self._doubt_counts(number, plays)
         return found
+
+    def _runner_ups_the_deck_allows(
+        self, extra: Iterable[str], play: dict[str, Any]
+    ) -> dict[str, tuple[int, str, str]]:
+        """Prefer the reading the deck allows: of the three copies of each ``extra`` card that
+        the record and the new ``play`` would hold, when exactly one is in doubt (the others
+        read surely) and its runner-up is not yet two copies, that copy is taken as its
+        runner-up (in the record, or in ``play`` before it joins). A copy in doubt for another
+        reason too (its play's count disagreed with the lead's) leaves the reads as they are:
+        the deck no longer singles one out. The read stays unsure, its runner-up now the
+        card first read, so what rests on it is still the referee's question and one click
+        turns it back. Returns ``{card: (trick, seat, runner-up)}`` for each card taken so."""
+        holders = [
+            (number, p)
+            for number, trick in enumerate(self._record["tricks"], start=1)
+            for p in trick["plays"]
+        ] + [(len(self._record["tricks"]), play)]
+        taken: dict[str, tuple[int, str, str]] = {}
+        for card in extra:
+            counts = self._counts() + Counter(play["cards"])
+            in_doubt = [
+                (n, p) for n, p in holders if card in p["cards"] and card in p.get("unsure", ())
+            ]
+            if len(in_doubt) != 1:
+                continue
+            number, holder = in_doubt[0]
+            if counts[holder.get("maybe", {}).get(card, card)] >= COPIES:
+                continue  # no runner-up, or one the deck does not allow either
+            other = holder["maybe"].pop(card)
+            holder["cards"][holder["cards"].index(card)] = other
+            holder["unsure"] = [other if c == card else c for c in holder["unsure"]]
+            holder["maybe"][other] = card
+            taken[card] = (number, str(holder["seat"]), other)
+        return taken
 
     def _doubt_counts(self, number: int, plays: list[dict[str, Any]]) -> None:
         """A play whose card count disagrees with the lead's rests on a reading the game does

@@ -378,6 +378,65 @@ def test_game_feed_third_copy_is_a_conflict_recorded_and_put_as_a_question() -> 
     assert duplicate.to_check
 
 
+def test_game_feed_a_third_copy_takes_the_runner_up_of_the_one_copy_read_in_doubt() -> None:
+    # N's 2S 2D read 2D 2D, one of them in doubt (maybe 2S); a third 2D shows later: the deck
+    # allows the runner-up, so N's play is recorded 2S 2D, still in doubt (maybe 2D), and no
+    # duplicate is claimed — the trick's winner and every lead after it follow the right cards
+    feed = GameFeed(declarer="S", trump="H")
+    feed_plays(feed, "S:3C,3C W:4C,4C N:5C,5C E:6C,6C")
+    feed.apply(PlayEvent("S", ("AS", "AS"), 10.0, 10.7))
+    feed.apply(PlayEvent("W", ("3S", "4S"), 12.0, 12.7))
+    feed.apply(
+        PlayEvent("N", ("2D", "2D"), 14.0, 14.7, unsure=(("2D", 0.54),), maybe=(("2D", "2S"),))
+    )
+    feed_plays(feed, "E:5S,6S", t0=16.0)
+    conflicts = feed.apply(PlayEvent("S", ("2D",), 30.0, 30.7))
+    assert [c.kind for c in conflicts] == ["third_copy"]
+    assert conflicts[0].seat == "N" and "runner-up 2S" in conflicts[0].detail
+    n_play = feed.record["tricks"][1]["plays"][2]
+    assert n_play["cards"] == ["2S", "2D"]
+    assert n_play["unsure"] == ["2S"] and n_play["maybe"] == {"2S": "2D"}
+    assert feed.record["tricks"][2]["plays"] == [{"seat": "S", "cards": ["2D"], "t": 30.0}]
+    assert not [i for i in feed.audit().infractions if i.kind == "duplicate_card"]
+
+
+def test_game_feed_a_third_copy_read_in_doubt_itself_takes_its_runner_up() -> None:
+    feed = GameFeed(declarer="S", trump="H")
+    feed_plays(feed, "S:AS,AS W:3S,3S N:4S,4S E:5S,5S")
+    conflicts = feed.apply(
+        PlayEvent("W", ("AS",), 30.0, 30.7, unsure=(("AS", 0.6),), maybe=(("AS", "AC"),))
+    )
+    assert [c.kind for c in conflicts] == ["third_copy"] and conflicts[0].cards == ("AC",)
+    assert feed.record["tricks"][1]["plays"] == [
+        {"seat": "W", "cards": ["AC"], "t": 30.0, "unsure": ["AC"], "maybe": {"AC": "AS"}}
+    ]
+    assert not [i for i in feed.audit().infractions if i.kind == "duplicate_card"]
+
+
+def test_game_feed_a_third_copy_keeps_its_reads_when_the_deck_does_not_single_one_out() -> None:
+    # two copies in doubt, each with a runner-up: either may be the misread one
+    def as_in_doubt(t: float) -> PlayEvent:
+        return PlayEvent("S", ("AS",), t, t + 0.7, unsure=(("AS", 0.6),), maybe=(("AS", "AC"),))
+
+    feed = GameFeed(declarer="S", trump="H")
+    feed.apply(as_in_doubt(0.0))
+    feed_plays(feed, "W:3S N:4S E:5S", t0=2.0)
+    feed.apply(as_in_doubt(10.0))
+    feed_plays(feed, "W:6S N:7S E:8S", t0=12.0)
+    conflicts = feed.apply(PlayEvent("S", ("AS",), 20.0, 20.7))
+    assert [c.detail for c in conflicts] == [
+        "trick 3: S showed AS, a third copy of AS (two decks hold two)"
+    ]
+    # the runner-up is already two copies: the deck does not allow it either
+    feed = GameFeed(declarer="S", trump="H")
+    feed_plays(feed, "S:AC,AC W:3C,3C N:4C,4C E:5C,5C")
+    feed_plays(feed, "S:AS,AS W:3S,3S N:4S,4S E:5S,5S", t0=10.0)
+    feed.apply(as_in_doubt(20.0))
+    assert feed.record["tricks"][2]["plays"][0]["cards"] == ["AS"]
+    (duplicate,) = [i for i in feed.audit().infractions if i.kind == "duplicate_card"]
+    assert duplicate.to_check
+
+
 def test_game_feed_a_kitty_read_last_that_makes_a_third_copy_puts_the_duplicate_as_a_question() -> (
     None
 ):
