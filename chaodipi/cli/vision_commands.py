@@ -311,6 +311,15 @@ def add_crops_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser
         "jokers first: a joker's labelled a joker, any other card's 'none' (default 0)",
     )
     p.add_argument(
+        "--corner-crops",
+        type=int,
+        default=0,
+        metavar="K",
+        help="the four corner marks of up to K cards lying alone per scene, jokers first, cut "
+        "where the table's zone reader reads them: labelled the card where its index or "
+        "joker mark lies, else 'none' (default 0)",
+    )
+    p.add_argument(
         "--mine-with",
         type=Path,
         default=None,
@@ -349,6 +358,7 @@ def run_crops(args: argparse.Namespace) -> int:
         face_crops=args.face_crops,
         mine_with=args.mine_with,
         small_share=args.small_cards,
+        corner_crops=args.corner_crops,
     )
     if args.phantom_scenes:
         from vision.synth.crop_data import synthesize_phantom_crops

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from chaodipi.cli.main import main
+from vision.classes import CLASS_NAMES
 from vision.classifier import CardClassifier
 from vision.crops import (
     CLASSIFIER_NAMES,
@@ -21,6 +22,7 @@ from vision.crops import (
 from vision.detector import DEFAULT_MODEL
 from vision.onnx_model import ModelError
 from vision.synth.crop_data import (
+    corner_marks_of,
     false_alarms,
     picture_boxes,
     scene_crops,
@@ -283,3 +285,30 @@ def test_every_box_a_pair_finds_in_a_card_free_scene_is_a_none_crop(tmp_path: Pa
     names = {p.name for p in (tmp_path / "plain" / "train" / NONE_CLASS).iterdir()}
     assert names <= {p.name for p in (tmp_path / "mined" / "train" / NONE_CLASS).iterdir()}
     assert {p.parent.name for p in (tmp_path / "mined").rglob("*.png")} == {NONE_CLASS}
+
+
+def test_a_lone_cards_corner_marks_are_labelled_the_card_where_its_index_lies_else_none() -> None:
+    """What the zone reader reads at a lone card's four corners (a joker's small star, an
+    index card's index) is labelled by where the card's labelled indices lie, however the card
+    lies: the picture's corners are ``none``."""
+    rng = np.random.default_rng(3)
+    for angle in (0.0, 90.0, 30.0):
+        # a 63 × 88 px card (10 px/cm) turned about its centre, its marks at two corners
+        centre = np.array([200.0, 200.0])
+        turn = cv2.getRotationMatrix2D((0.0, 0.0), angle, 1.0)[:, :2]
+        face = np.array([[-31.5, -44.0], [31.5, -44.0], [31.5, 44.0], [-31.5, 44.0]])
+        corners = face @ turn.T + centre
+        marks = [np.array(m) @ turn.T + centre for m in ([-24.5, -30.0], [24.5, 30.0])]
+        sj = CLASS_NAMES.index("SJ")
+        boxes = [(sj, x - 5.0, y - 5.0, x + 5.0, y + 5.0) for x, y in marks]
+        boxes.append((CLASS_NAMES.index("AS"), 0.0, 0.0, 10.0, 10.0))  # another card's index
+        labelled = corner_marks_of("SJ", corners.astype(np.float32), boxes)
+        assert sorted(label for label, _ in labelled) == ["SJ", "SJ", NONE_CLASS, NONE_CLASS]
+        for _, (x0, y0, x1, y1) in labelled:
+            assert 10 <= x1 - x0 <= 40 and 10 <= y1 - y0 <= 40  # an index's size, not a card's
+    image = np.full((400, 400, 3), 90, np.uint8)
+    lone = [("SJ", corners.astype(np.float32))]
+    crops = list(scene_crops(rng, image, boxes, 0, 0, 0, lone=lone, corner_crops=1))
+    assert sorted(label for label, _ in crops) == ["SJ", "SJ", NONE_CLASS, NONE_CLASS]
+    assert all(patch.shape[:2] == (CROP_SIZE, CROP_SIZE) for _, patch in crops)
+    assert not list(scene_crops(rng, image, boxes, 0, 0, 0, lone=lone, corner_crops=0))

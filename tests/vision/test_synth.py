@@ -252,6 +252,25 @@ def test_a_scene_lists_its_cards_visible_faces_a_fans_strips_included() -> None:
     assert (a == b).all()  # asking for the faces changes no pixel
 
 
+def test_a_scene_lists_the_cards_lying_alone_with_their_four_corners() -> None:
+    """Where the zone reader reads a lone card's corner marks: each face card almost all of
+    which shows, its corners inside the image and a card's shape apart."""
+    seen = 0
+    for i in range(8):
+        lone: list[tuple[str, np.ndarray]] = []
+        render_scene(np.random.default_rng(i), ["byron_knoll"], IMGSZ, 0, 0.0, lone_seen=lone)
+        seen += len(lone)
+        for identity, corners in lone:
+            assert identity in CLASS_NAMES and corners.shape == (4, 2)
+            assert (corners >= -1).all() and (corners <= IMGSZ + 1).all()
+            sides = sorted(np.linalg.norm(corners - np.roll(corners, 1, axis=0), axis=1))
+            assert 1.1 < sides[2] / sides[1] < 1.8  # a card's long side to its short one
+    assert seen
+    a, _ = render_scene(np.random.default_rng(2), ["byron_knoll"], IMGSZ, 0)
+    b, _ = render_scene(np.random.default_rng(2), ["byron_knoll"], IMGSZ, 0, lone_seen=[])
+    assert (a == b).all()  # asking for them changes no pixel
+
+
 def test_a_scene_lists_every_index_that_shows_even_a_glimpse_labelled_ones_included() -> None:
     """Where a box is no false alarm: every labelled index, and the indices under a fan's next
     card that show too little to label."""

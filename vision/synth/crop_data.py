@@ -25,10 +25,12 @@ import numpy as np
 
 from vision.classes import CLASS_NAMES, JOKERS
 from vision.crops import CLASSIFIER_NAMES, NONE_CLASS, Box, crop
+from vision.fan_strips import card_corner_marks
 from vision.grouping import iou
 from vision.synth.degrade import blur_down, jpeg_artefacts
 from vision.synth.scenes import SMALL_SHARE, progress, render_scene, scene_name
 from vision.synth.text_negatives import text_negative
+from vision.zones import CARD_H_CM
 
 
 def _shows_any(cand: Box, labelled: Sequence[Box], max_iou: float) -> bool:
@@ -79,6 +81,33 @@ def _jittered_crop(rng: np.random.Generator, image: np.ndarray, box: Box) -> np.
     )
 
 
+def corner_marks_of(
+    identity: str,
+    corners: np.ndarray,
+    boxes: Sequence[tuple[int, float, float, float, float]],
+) -> list[tuple[str, Box]]:
+    """The four corner-mark boxes the table's zone reader reads on a card lying alone
+    (:func:`vision.fan_strips.card_corner_marks`, from the card's ``corners`` in px), each
+    labelled the card's ``identity`` when one of its labelled indices (``boxes``) lies in it
+    (a joker's corner mark, an index card's index), else ``none`` (a picture corner)."""
+    x0, y0 = np.floor(corners.min(axis=0)).astype(int)
+    x1, y1 = np.ceil(corners.max(axis=0)).astype(int) + 1
+    mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.fillConvexPoly(mask, np.round(corners - (x0, y0)).astype(np.int32), 1)
+    long_side = max(float(np.linalg.norm(corners[k] - corners[k - 1])) for k in range(4))
+    out: list[tuple[str, Box]] = []
+    for bx0, by0, bx1, by1 in card_corner_marks(mask, long_side / CARD_H_CM):
+        box = (bx0 + x0, by0 + y0, bx1 + x0, by1 + y0)
+        shows = any(
+            CLASS_NAMES[c] == identity
+            and box[0] <= (g0 + g2) / 2 <= box[2]
+            and box[1] <= (g1 + g3) / 2 <= box[3]
+            for c, g0, g1, g2, g3 in boxes
+        )
+        out.append((identity if shows else NONE_CLASS, box))
+    return out
+
+
 def scene_crops(
     rng: np.random.Generator,
     image: np.ndarray,
@@ -89,14 +118,18 @@ def scene_crops(
     faces: Sequence[tuple[str, Box]] = (),
     face_crops: int = 0,
     alarms: Sequence[Box] = (),
+    lone: Sequence[tuple[str, np.ndarray]] = (),
+    corner_crops: int = 0,
 ) -> Iterator[tuple[str, np.ndarray]]:
     """Labelled crops of one scene: ``jitters`` per labelled box, ``negatives`` ``none`` crops
     at an index's size, ``pictures`` ``none`` crops at a card's size (:func:`picture_boxes`),
     up to ``face_crops`` of the cards' visible faces (``faces``: a lone card, a fan's
     strip; :func:`vision.synth.scenes.visible_faces`), jokers as jokers and every other card
     as ``none`` — what the table's whole-card and fan-strip readers ask: a joker, or no
-    card to read whole — and a ``none`` crop of each of a pair's false alarms (``alarms``:
-    :func:`false_alarms`)."""
+    card to read whole — a ``none`` crop of each of a pair's false alarms (``alarms``:
+    :func:`false_alarms`) and the four corner marks of up to ``corner_crops`` cards lying
+    alone (``lone``: :func:`vision.synth.scenes.lone_cards`; jokers first), as the zone
+    reader cuts them (:func:`corner_marks_of`)."""
     gts: list[Box] = [(x0, y0, x1, y1) for _, x0, y0, x1, y1 in boxes]
     for cls, x0, y0, x1, y1 in boxes:
         for _ in range(jitters):
@@ -133,6 +166,10 @@ def scene_crops(
         yield label, blur_down(rng, _jittered_crop(rng, image, box))
     for box in alarms:
         yield NONE_CLASS, blur_down(rng, _jittered_crop(rng, image, box))
+    jokers_first = sorted(rng.permutation(len(lone)), key=lambda k: lone[int(k)][0] not in JOKERS)
+    for k in jokers_first[:corner_crops]:
+        for label, box in corner_marks_of(*lone[int(k)], boxes):
+            yield label, blur_down(rng, crop(image, box))
 
 
 def picture_boxes(
@@ -177,6 +214,7 @@ class _CropRecipe:
     pictures: int
     face_crops: int
     mine_with: str | None
+    corner_crops: int = 0
 
 
 def _render_chunk(job: tuple[int, int, _CropRecipe]) -> int:
@@ -187,6 +225,7 @@ def _render_chunk(job: tuple[int, int, _CropRecipe]) -> int:
         imgsz = int(rng.choice(list(r.sizes)))
         faces: list[tuple[str, Box]] = []
         glimpses: list[Box] = []
+        lone: list[tuple[str, np.ndarray]] = []
         image_rgb, boxes = render_scene(
             rng,
             r.designs,
@@ -197,6 +236,7 @@ def _render_chunk(job: tuple[int, int, _CropRecipe]) -> int:
             square_bowls=r.square_bowls,
             faces_seen=faces if r.face_crops else None,
             glimpses=glimpses if r.mine_with else None,
+            lone_seen=lone if r.corner_crops else None,
         )
         image = cv2.cvtColor(image_rgb, cv2.COLOR_RGB2BGR)
         image = jpeg_artefacts(rng, image)
@@ -209,6 +249,8 @@ def _render_chunk(job: tuple[int, int, _CropRecipe]) -> int:
             faces=faces,
             face_crops=r.face_crops,
             alarms=alarms,
+            lone=lone,
+            corner_crops=r.corner_crops,
         )
         for k, (label, patch) in enumerate(crops):
             folder = r.out / r.split / label
@@ -237,6 +279,7 @@ def synthesize_crops(
     face_crops: int = 0,
     mine_with: Path | None = None,
     small_share: float = SMALL_SHARE,
+    corner_crops: int = 0,
 ) -> int:
     """Render ``n_scenes`` synthetic scenes and write their crops to ``out/<split>/<class>/``,
     plus ``text_negatives`` printed-text ``none`` crops a scene
@@ -244,7 +287,8 @@ def synthesize_crops(
     (:func:`picture_boxes`), up to ``face_crops`` of the cards' visible faces (a joker's
     labelled a joker, any other card's ``none``: :func:`scene_crops`) and, with ``mine_with``
     (a pair's ``card_detector.onnx``), a ``none`` crop of each box that pair finds where no
-    index shows (:func:`false_alarms`);
+    index shows (:func:`false_alarms`), the four corner marks of up to ``corner_crops`` cards
+    lying alone a scene (:func:`corner_marks_of`);
     ``joker_share`` of the card groups get jokers mixed in, ``square_bowls`` of the stroke
     fonts square their bowls and ``small_share`` of the scenes draw their cards at the table
     camera's scale (:func:`vision.synth.scenes.render_scene`).
@@ -271,6 +315,7 @@ def synthesize_crops(
         picture_negatives,
         face_crops,
         str(mine_with) if mine_with else None,
+        corner_crops,
     )
     jobs = [(s, min(s + chunk, n_scenes), recipe) for s in range(0, n_scenes, chunk)]
     total = 0

@@ -46,6 +46,7 @@ MIN_VISIBLE = 0.6
 MIN_VISIBLE_FACE = 0.2
 FACE_EXTENT = 0.6  # a face's visible part this share of its long side: a strip, or more
 MIN_BOX_PX = 4.0
+LONE_VISIBLE = 0.95  # a face card this much of which shows lies alone: its four corners show
 GLIMPSE = 0.05  # an index this much of which shows may still be boxed: never a "none" crop
 N_STYLES = 48
 """Procedural deck styles per dataset (faces are cached per style and identity)."""
@@ -548,6 +549,7 @@ def render_scene(
     square_bowls: float = SQUARE_BOWLS,
     faces_seen: list[tuple[str, Box]] | None = None,
     glimpses: list[Box] | None = None,
+    lone_seen: list[tuple[str, np.ndarray]] | None = None,
 ) -> tuple[np.ndarray, list[tuple[int, float, float, float, float]]]:
     """One scene: an ``imgsz`` RGB uint8 image and its boxes ``(cls, x0, y0, x1, y1)`` in px.
 
@@ -555,6 +557,8 @@ def render_scene(
     (identity, box; :func:`visible_faces`): what a localiser draws when it boxes a card whole
     or a fan's strip of one. ``glimpses``, when given, receives the box of every corner index
     of which at least :data:`GLIMPSE` shows, labelled or not: where a box is no false alarm.
+    ``lone_seen``, when given, receives every face card lying alone (:func:`lone_cards`: its
+    identity and its four corners in px), whose corner marks the table's zone reader reads.
 
     Card heights are 15–25 % of the side in ``small_share`` of the scenes (the table camera's
     scale: a card is ≈ 56 px tall in the localiser's 512 px view of the 800 px decision frame,
@@ -620,6 +624,8 @@ def render_scene(
     boxes = list(_labels(placed, idmap, hom, size, imgsz))
     if faces_seen is not None:
         faces_seen.extend(visible_faces(placed, idmap, hom, size, imgsz))
+    if lone_seen is not None:
+        lone_seen.extend(lone_cards(placed, idmap, hom, size, imgsz))
     if glimpses is not None:
         seen = _labels(placed, idmap, hom, size, imgsz, GLIMPSE)
         glimpses.extend((x0, y0, x1, y1) for _, x0, y0, x1, y1 in seen)
@@ -673,6 +679,26 @@ def visible_faces(
         extent = whole.max(axis=0) - whole.min(axis=0)
         if max(box[2] - box[0], box[3] - box[1]) >= FACE_EXTENT * float(extent.max()):
             yield p.face.identity, box
+
+
+def lone_cards(
+    placed: Sequence[Placed], idmap: np.ndarray, hom: np.ndarray, size: int, imgsz: int
+) -> Iterable[tuple[str, np.ndarray]]:
+    """Every face card not labelled whole of which at least :data:`LONE_VISIBLE` shows (a card
+    lying alone, as a seat's single card or a joker put down on its own) and all of which lies
+    in the picture: its identity and its face's four corners in output px (4 × 2, in the
+    face's order)."""
+    for i, p in enumerate(placed):
+        if p.face is None or p.face.whole_face:
+            continue
+        fh, fw = p.face.image.shape[:2]
+        quad = rect_quad(0, 0, fw, fh)
+        if _visible_box(p.matrix, quad, i + 1, LONE_VISIBLE, idmap, hom, size, imgsz) is None:
+            continue
+        corners = cv2.perspectiveTransform(cv2.transform(quad[None], p.matrix), hom)[0]
+        corners *= imgsz / size
+        if corners.min() >= 0 and corners.max() <= imgsz:  # all of it in the picture
+            yield p.face.identity, corners
 
 
 def _visible_box(
