@@ -204,7 +204,7 @@ class GameFeed:
         earlier = next((p for p in plays if p["seat"] == ev.seat), None)
         play: dict[str, Any] = {"seat": ev.seat, "cards": list(ev.cards), "t": ev.t_landed}
         _note_doubt(play, ev)
-        taken = self._runner_ups_the_deck_allows(extra, play)
+        taken = self._runner_ups_the_deck_allows(extra, play, f"trick {number}", ev.seat)
         extra = [c for c in extra if c not in taken]
         if extra:
             found.append(
@@ -217,18 +217,7 @@ class GameFeed:
                     ev.t_landed,
                 )
             )
-        for card, (at, seat, other) in taken.items():
-            found.append(
-                RecognitionConflictEvent(
-                    "third_copy",
-                    seat,
-                    (other,),
-                    f"trick {number}: {ev.seat} showed {shown}, a third copy of {card} (two "
-                    f"decks hold two): {seat}'s {card} of trick {at}, read in doubt, is taken as "
-                    f"its runner-up {other}",
-                    ev.t_landed,
-                )
-            )
+        found += _runner_ups_taken(taken, f"trick {number}: {ev.seat} showed {shown}", ev.t_landed)
         if earlier is not None:
             found.append(
                 RecognitionConflictEvent(
@@ -267,37 +256,40 @@ class GameFeed:
         return found
 
     def _runner_ups_the_deck_allows(
-        self, extra: Iterable[str], play: dict[str, Any]
-    ) -> dict[str, tuple[int, str, str]]:
+        self, extra: Iterable[str], new: dict[str, Any], new_at: str, new_seat: str | None
+    ) -> dict[str, tuple[str, str | None, str]]:
         """Prefer the reading the deck allows: of the three copies of each ``extra`` card that
-        the record and the new ``play`` would hold, when exactly one is in doubt (the others
-        read surely) and its runner-up is not yet two copies, that copy is taken as its
-        runner-up (in the record, or in ``play`` before it joins). A copy in doubt for another
-        reason too (its play's count disagreed with the lead's) leaves the reads as they are:
-        the deck no longer singles one out. The read stays unsure, its runner-up now the
-        card first read, so what rests on it is still the referee's question and one click
-        turns it back. Returns ``{card: (trick, seat, runner-up)}`` for each card taken so."""
-        holders = [
-            (number, p)
+        the record's plays and the ``new`` read (a play about to join trick ``new_at`` for
+        ``new_seat``, or the kitty: no seat) would hold, when exactly one is in doubt (the
+        others read surely) and its runner-up is not yet two copies, that copy is taken as its
+        runner-up (in the record, or in ``new``). A copy in doubt for another reason too (its
+        play's count disagreed with the lead's) leaves the reads as they are: the deck no
+        longer singles one out. The read stays unsure, its runner-up now the card first read,
+        so what rests on it is still the referee's question and one click turns it back.
+        Returns ``{card: (the copy taken, named for the referee; its seat; its runner-up)}``."""
+        holders: list[tuple[str, str | None, dict[str, Any]]] = [
+            (f"trick {number}", str(p["seat"]), p)
             for number, trick in enumerate(self._record["tricks"], start=1)
             for p in trick["plays"]
-        ] + [(len(self._record["tricks"]), play)]
-        taken: dict[str, tuple[int, str, str]] = {}
+        ]
+        holders.append((new_at, new_seat, new))
+        taken: dict[str, tuple[str, str | None, str]] = {}
         for card in extra:
-            counts = self._counts() + Counter(play["cards"])
+            counts = self._counts() + Counter(new["cards"])
             in_doubt = [
-                (n, p) for n, p in holders if card in p["cards"] and card in p.get("unsure", ())
+                h for h in holders if card in h[2]["cards"] and card in h[2].get("unsure", ())
             ]
             if len(in_doubt) != 1:
                 continue
-            number, holder = in_doubt[0]
+            at, seat, holder = in_doubt[0]
             if counts[holder.get("maybe", {}).get(card, card)] >= COPIES:
                 continue  # no runner-up, or one the deck does not allow either
             other = holder["maybe"].pop(card)
             holder["cards"][holder["cards"].index(card)] = other
             holder["unsure"] = [other if c == card else c for c in holder["unsure"]]
             holder["maybe"][other] = card
-            taken[card] = (number, str(holder["seat"]), other)
+            named = f"{seat}'s {card} of {at}" if seat else f"the kitty's {card}"
+            taken[card] = (named, seat, other)
         return taken
 
     def _doubt_counts(self, number: int, plays: list[dict[str, Any]]) -> None:
@@ -439,26 +431,48 @@ class GameFeed:
         for key in ("kitty", "kitty_unsure", "kitty_maybe"):
             self._record.pop(key, None)
         extra = self._third_copies(ev.cards, self._counts())
-        self._record["kitty"] = list(ev.cards)
         doubt: dict[str, Any] = {"cards": list(ev.cards)}
         _note_doubt(doubt, ev)
+        taken = self._runner_ups_the_deck_allows(extra, doubt, "the kitty", None)
+        extra = [c for c in extra if c not in taken]
         _doubt_extra_copies(doubt, extra)  # the kitty is read last: its copy makes the third
+        self._record["kitty"] = doubt["cards"]
         if "unsure" in doubt:
             self._record["kitty_unsure"] = doubt["unsure"]
-        if "maybe" in doubt:
+        if doubt.get("maybe"):
             self._record["kitty_maybe"] = doubt["maybe"]
+        shown = f"the kitty {' '.join(ev.cards)}"
+        found = _runner_ups_taken(taken, shown, ev.t)
         if not extra:
-            return []
+            return found
         return [
             RecognitionConflictEvent(
                 "third_copy",
                 None,
                 tuple(extra),
-                f"the kitty {' '.join(ev.cards)} holds a third copy of {' '.join(extra)} "
-                "(two decks hold two)",
+                f"{shown} holds a third copy of {' '.join(extra)} (two decks hold two)",
                 ev.t,
-            )
+            ),
+            *found,
         ]
+
+
+def _runner_ups_taken(
+    taken: Mapping[str, tuple[str, str | None, str]], shown: str, t: float
+) -> list[RecognitionConflictEvent]:
+    """A ``third_copy`` conflict for each copy taken as its runner-up
+    (:meth:`GameFeed._runner_ups_the_deck_allows`) when ``shown`` made the third copy."""
+    return [
+        RecognitionConflictEvent(
+            "third_copy",
+            seat,
+            (other,),
+            f"{shown}, a third copy of {card} (two decks hold two): {named}, read in doubt, "
+            f"is taken as its runner-up {other}",
+            t,
+        )
+        for card, (named, seat, other) in taken.items()
+    ]
 
 
 def _without(cards: list[str], taken: Iterable[str]) -> list[str]:

@@ -437,6 +437,22 @@ def test_game_feed_a_third_copy_keeps_its_reads_when_the_deck_does_not_single_on
     assert duplicate.to_check
 
 
+def test_game_feed_a_kitty_card_read_in_doubt_that_would_be_a_third_copy_takes_its_runner_up() -> (
+    None
+):
+    feed = GameFeed(declarer="S", trump="H")
+    feed_plays(feed, "S:3H W:4S N:5S E:6S")
+    feed_plays(feed, "S:3H W:4D N:5D E:6D")
+    kitty = ("3H", "2C", "2C", "4C", "5C", "6C", "7C", "8C")
+    conflicts = feed.apply(KittyEvent(kitty, 99.0, unsure=(("3H", 0.6),), maybe=(("3H", "3D"),)))
+    assert [(c.kind, c.cards) for c in conflicts] == [("third_copy", ("3D",))]
+    assert "the kitty's 3H, read in doubt, is taken as its runner-up 3D" in conflicts[0].detail
+    record = feed.record
+    assert record["kitty"][0] == "3D"
+    assert record["kitty_unsure"] == ["3D"] and record["kitty_maybe"] == {"3D": "3H"}
+    assert not [i for i in feed.audit().infractions if i.kind == "duplicate_card"]
+
+
 def test_game_feed_a_kitty_read_last_that_makes_a_third_copy_puts_the_duplicate_as_a_question() -> (
     None
 ):
