@@ -149,7 +149,8 @@ def cmd_adapt(args: argparse.Namespace) -> int:
         localiser_share=args.localiser_share,
     )
     print(
-        f"held-out renders of {args.deck} ({result.stills} stills at {result.still_size} px), "
+        f"held-out renders of {args.deck} ({result.stills} stills at {result.still_size} px, "
+        "cards at the table camera's scale), "
         "identity precision / recall:"
     )
     print(f"  bundled pair  {result.bundled.text()}")

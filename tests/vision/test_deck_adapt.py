@@ -339,6 +339,8 @@ def test_adapt_end_to_end_on_a_tiny_budget_then_a_second_run_reuses_its_work(
     assert load_deck(str(deck.resolve())).name  # still a deck folder, whatever was written
     crops = sorted((work / "crops" / "train").rglob("*.png"))
     assert crops
+    # Both pairs are judged where the table reads: every held-out card at the camera's scale.
+    assert json.loads((work / "stills" / "recipe.json").read_text())["small_cards"] == 1.0
     stamps = [p.stat().st_mtime_ns for p in crops]
 
     said.clear()

@@ -15,7 +15,8 @@ the **classifier** for the rest; ``localiser_share=0`` keeps the bundled localis
    pair finds where no index shows (its own false alarms on this deck: a maker's lettering,
    court art); the localiser's scenes in the same designs at
    320 px, half at the table camera's card scale (:func:`vision.synth.scenes.synthesize`,
-   ``.adapt/scenes``); and held-out stills of the deck alone (``split="test"``, another seed).
+   ``.adapt/scenes``); and held-out stills of the deck alone at the table camera's card scale
+   (:data:`STILLS_SMALL_CARDS`; ``split="test"``, another seed).
    Each part is made once: its recipe (counts, sizes, seed, a digest of the deck's faces) is
    written beside it when it is complete, and a later run with the same recipe reuses it.
 2. **Training**: the localiser continues from ``models/baseline/localiser.pt`` at lr0
@@ -82,6 +83,10 @@ LOCALISER_SHARE = 0.5
 LOCALISER_IMGSZ = 320
 """The localiser's training scenes' size (the model card's); it is exported at 512 px."""
 SMALL_CARDS = 0.5
+STILLS_SMALL_CARDS = 1.0
+"""Share of the held-out stills at the table camera's card scale: all of them. The pairs are
+judged where the table reads them (a close-up reads more surely than a card across the table),
+and the model card's bar for an adapted deck is at that scale."""
 """Share of the localiser's scenes at the table camera's card scale (the model card's)."""
 LOCALISER_EXPORT_SIZE = 512
 """The size the bundled localiser is exported at (its metadata ``imgsz``)."""
@@ -375,6 +380,7 @@ def adapt_deck(
             "stills": stills,
             "seed": seed + 2,
             "imgsz": still_size,
+            "small_cards": STILLS_SMALL_CARDS,
             "jokers": JOKER_SHARE,
             "faces": faces,
         }
@@ -443,7 +449,12 @@ def adapt_deck(
                 "beats": "strictly higher identity recall at no lower identity precision",
                 "adapted": asdict(candidate_score),
                 "bundled": asdict(bundled_score),
-                "held_out": {"stills": stills, "imgsz": still_size, "seed": seed + 2},
+                "held_out": {
+                    "stills": stills,
+                    "imgsz": still_size,
+                    "small_cards": STILLS_SMALL_CARDS,
+                    "seed": seed + 2,
+                },
                 "training": {
                     "scenes": n_train,
                     "val_scenes": n_val,
@@ -518,7 +529,16 @@ def _make_data(
 
     def make_stills() -> None:
         seed = int(stills_recipe["seed"])
-        synthesize(n, stills_dir, seed, [design], size, "test", joker_share=JOKER_SHARE)
+        synthesize(
+            n,
+            stills_dir,
+            seed,
+            [design],
+            size,
+            "test",
+            small_share=float(stills_recipe["small_cards"]),
+            joker_share=JOKER_SHARE,
+        )
 
     what = f"held-out stills: {n} renders of {info.name} at {size} px"
     if made_once(stills_dir, stills_recipe, make_stills, what, say):
