@@ -83,11 +83,11 @@ LOCALISER_SHARE = 0.5
 LOCALISER_IMGSZ = 320
 """The localiser's training scenes' size (the model card's); it is exported at 512 px."""
 SMALL_CARDS = 0.5
+"""Share of the localiser's scenes at the table camera's card scale (the model card's)."""
 STILLS_SMALL_CARDS = 1.0
 """Share of the held-out stills at the table camera's card scale: all of them. The pairs are
 judged where the table reads them (a close-up reads more surely than a card across the table),
 and the model card's bar for an adapted deck is at that scale."""
-"""Share of the localiser's scenes at the table camera's card scale (the model card's)."""
 LOCALISER_EXPORT_SIZE = 512
 """The size the bundled localiser is exported at (its metadata ``imgsz``)."""
 DECK_WEIGHT = 3
