@@ -450,10 +450,7 @@ def adapt_deck(
                 "adapted": asdict(candidate_score),
                 "bundled": asdict(bundled_score),
                 "held_out": {
-                    "stills": stills,
-                    "imgsz": still_size,
-                    "small_cards": STILLS_SMALL_CARDS,
-                    "seed": seed + 2,
+                    key: stills_recipe[key] for key in ("stills", "imgsz", "small_cards", "seed")
                 },
                 "training": {
                     "scenes": n_train,
@@ -537,7 +534,7 @@ def _make_data(
             size,
             "test",
             small_share=float(stills_recipe["small_cards"]),
-            joker_share=JOKER_SHARE,
+            joker_share=float(stills_recipe["jokers"]),
         )
 
     what = f"held-out stills: {n} renders of {info.name} at {size} px"
