@@ -514,7 +514,7 @@ def _make_data(
                 sizes=list(recipe["sizes"]),
                 split=split,
                 workers=workers,
-                joker_share=JOKER_SHARE,
+                joker_share=float(recipe["jokers"]),
                 mine_with=mine_with,
             )
 
