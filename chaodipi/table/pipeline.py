@@ -45,7 +45,9 @@ This module owns the wiring of one table's vision into the engine, frame by fram
    runner-up); the tracker reports a play lifted back before the sweep as a ``takeback``.
    In the draw phase — before the hand's first play, from the start and again after a hand's
    kitty was shown — the watcher reports the cards a seat shows instead as a ``declaration``
-   (叫主 or 炒; the game feed lists it in ``before_play``).
+   (叫主 or 炒; the game feed lists it in ``before_play``). The draw phase's first play, one or
+   two cards, is held until another seat plays: lifted before that, it was a showing read inside
+   its seat's play area, and is a declaration too (:mod:`chaodipi.table.bidding_lead`).
 4. *events*: the tracker's plays are held ``reorder_s`` and released in landing order (two
    plays accepted out of order must not make an out-of-turn play), every event goes to the
    optional :class:`vision.events.EventLog`, to the optional ``on_event`` hook (the table
@@ -72,6 +74,7 @@ import cv2
 import numpy as np
 
 from chaodipi.config import TableConfig, default_config
+from chaodipi.table.bidding_lead import BiddingLeadHold
 from device.source import Frame
 from engine.audit import AuditReport
 from vision.calibration import (
@@ -371,6 +374,7 @@ class TablePipeline:
             unsure_below=UNSURE_READ,
         )
         self._draw_phase = True  # no play yet in this hand: cards shown are the bidding
+        self._first_lead = BiddingLeadHold()
         terms = dict(contract or {})
         terms.setdefault("rules", rules or self.config.rules)
         if rules is not None:
@@ -424,7 +428,8 @@ class TablePipeline:
     def finish(self) -> list[PipelineEvent]:
         """Release every held play and tell the cards a seat is still showing in the draw
         phase (at the end of footage or when stopping: the rest of that showing cannot come)."""
-        out = self._release(None)
+        out = self._take(self._first_lead.release())
+        out += self._release(None)
         if self._last_t is not None:
             # Outside the draw phase the watcher tells every open showing at once.
             out += self._take(self.exposed.observe(self._last_t, [], draw_phase=False))
@@ -567,10 +572,11 @@ class TablePipeline:
         }
         lying = [(s.identity, where, s.confidence, s.runner_up or None) for s, where in outside]
         with self._timed("track"):
-            events: list[Event] = [
+            tracked = [
                 _with_unsure_reads(e, by_zone)
                 for e in self.tracker.observe(frame.t, seen, motion, str(frame.index), glimpsed)
             ]
+            events = self._first_lead.sort(tracked, self._draw_phase)
             for e in events:
                 if isinstance(e, (PlayEvent, KittyEvent)):
                     self._draw_phase = isinstance(e, KittyEvent)  # the kitty ends a hand

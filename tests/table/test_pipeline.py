@@ -651,3 +651,72 @@ def test_a_showing_still_on_the_table_when_the_footage_ends_is_told_at_finish() 
     assert (told[0].to_json()["seat"], told[0].to_json()["cards"]) == ("W", ["9H"])
     assert [(s["seat"], s["cards"]) for s in pipe.record["before_play"]] == [("W", ["9H"])]
     assert pipe.finish() == []  # told once
+
+
+def _bidding_showing_then_a_trick(lift_by_hand: bool) -> TablePipeline:
+    """FAKE detector: in the draw phase E's small joker, shown in the bidding, is read inside
+    E's play area from 1 s to 4 s (lifted by a hand, or gone with none seen); N leads the
+    hand's first trick at 8 s."""
+    config = top_down_config(SIZE)
+    zones = Zones.from_config(config.table, config.zones)
+    centre = {s: tuple(np.mean(zones.seats[s], axis=0)) for s in "NESW"}
+    fake = FakeDetector()
+    pipe = TablePipeline(config, fake, contract=CONTRACT, decision_fps=4.0)
+    x0, y0 = pipe.reading_region_cm[:2]
+    image = np.full((SIZE, SIZE, 3), 90, np.uint8)
+    script = [(8.0, "N", "AS"), (9.5, "E", "KS"), (11.0, "S", "QS"), (12.5, "W", "JS")]
+    for i in range(170):  # 17 s at 10 fps
+        t = i / 10
+        seen = [(c, centre[s]) for t0, s, c in script if t0 <= t < 15.0]
+        seen += [("SJ", centre["E"])] if 1.0 <= t < 4.0 else []
+        fake.cards = [(c, (x - x0, y - y0)) for c, (x, y) in seen]
+        frame = image.copy()
+        if lift_by_hand and 3.7 <= t < 4.0:
+            cx, cy = (round(v * SIZE / 90.0) for v in centre["E"])
+            frame[cy - 30 : cy + 30, cx - 30 : cx + 30] = 200
+        pipe.process(Frame(frame, t, i, "test"))
+    pipe.finish()
+    return pipe
+
+
+@pytest.mark.parametrize("lift_by_hand", [True, False], ids=["lifted", "gone-unseen"])
+def test_a_card_shown_in_the_bidding_inside_a_play_area_is_a_declaration_not_the_first_lead(
+    lift_by_hand: bool,
+) -> None:
+    """Lifted before any other seat played, the draw phase's lone first play was a showing:
+    a declaration of E dated when it landed; the first trick is N's, whole, and nothing is
+    found on it."""
+    pipe = _bidding_showing_then_a_trick(lift_by_hand)
+    kinds = [e["type"] for e in pipe.events]
+    assert kinds == ["declaration"] + ["play"] * 4 + ["trick_cleared"]
+    declaration = pipe.events[0]
+    assert (declaration["seat"], declaration["cards"]) == ("E", ["SJ"])
+    assert 1.0 <= declaration["t"] <= 1.25
+    plays = [(e["seat"], e["cards"]) for e in pipe.events if e["type"] == "play"]
+    assert plays == [("N", ["AS"]), ("E", ["KS"]), ("S", ["QS"]), ("W", ["JS"])]
+    assert [s["seat"] for s in pipe.record["before_play"]] == ["E"]
+    report = pipe.audit()
+    assert [t.winner for t in report.tricks] == ["N"]
+    assert [i for i in report.infractions if i.trick is not None] == []
+
+
+def test_the_first_lead_is_held_until_the_second_play_and_keeps_its_own_times() -> None:
+    """The draw phase's first play, a showing's size, is told only once another seat plays."""
+    config = top_down_config(SIZE)
+    zones = Zones.from_config(config.table, config.zones)
+    centre = {s: tuple(np.mean(zones.seats[s], axis=0)) for s in "NESW"}
+    fake = FakeDetector()
+    pipe = TablePipeline(config, fake, contract=CONTRACT, decision_fps=4.0)
+    x0, y0 = pipe.reading_region_cm[:2]
+    image = np.full((SIZE, SIZE, 3), 90, np.uint8)
+    told_at: list[tuple[float, str]] = []
+    for i in range(100):  # N leads at 1 s, E follows at 6 s
+        t = i / 10
+        seen = [("AS", centre["N"])] + ([("KS", centre["E"])] if t >= 6.0 else [])
+        fake.cards = [(c, (x - x0, y - y0)) for c, (x, y) in seen if t >= 1.0]
+        told_at += [(t, e.to_json()["type"]) for e in pipe.process(Frame(image, t, i, "test"))]
+    assert [kind for _, kind in told_at] == ["play", "play"]
+    assert told_at[0][0] >= 6.0  # N's lead waited for E's play
+    lead = pipe.events[0]
+    assert (lead["seat"], lead["cards"]) == ("N", ["AS"])
+    assert 1.0 <= lead["t_landed"] <= 1.25
