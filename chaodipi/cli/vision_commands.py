@@ -320,6 +320,14 @@ def add_crops_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser
         "joker mark lies, else 'none' (default 0)",
     )
     p.add_argument(
+        "--ace-crops",
+        type=int,
+        default=0,
+        metavar="K",
+        help="up to K aces in view per scene as 'none', whole and at their middle at an "
+        "index's size: a big pip, an ornate ace of spades, a maker's lettering (default 0)",
+    )
+    p.add_argument(
         "--mine-with",
         type=Path,
         default=None,
@@ -359,6 +367,7 @@ def run_crops(args: argparse.Namespace) -> int:
         mine_with=args.mine_with,
         small_share=args.small_cards,
         corner_crops=args.corner_crops,
+        ace_crops=args.ace_crops,
     )
     if args.phantom_scenes:
         from vision.synth.crop_data import synthesize_phantom_crops

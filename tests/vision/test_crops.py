@@ -21,7 +21,9 @@ from vision.crops import (
 )
 from vision.detector import DEFAULT_MODEL
 from vision.onnx_model import ModelError
+from vision.synth import procedural
 from vision.synth.crop_data import (
+    ace_crops_of,
     corner_marks_of,
     false_alarms,
     picture_boxes,
@@ -29,6 +31,7 @@ from vision.synth.crop_data import (
     synthesize_crops,
     synthesize_phantom_crops,
 )
+from vision.synth.procedural import random_style, render_procedural
 from vision.synth.text_negatives import _vertical_word, text_negative
 
 
@@ -227,6 +230,37 @@ def test_face_crops_read_a_jokers_face_as_that_joker_and_any_other_cards_as_none
     assert sorted(labels) == ["SJ", NONE_CLASS]  # the joker always, then others up to the count
     every = [label for label, _ in scene_crops(rng, _marked_image(), [], 0, 0, 0, faces, 5)]
     assert sorted(every) == ["SJ", NONE_CLASS, NONE_CLASS]
+
+
+def test_ace_crops_are_an_aces_face_whole_and_its_middle_at_an_indexs_size_clear_of_indices() -> (
+    None
+):
+    rng = np.random.default_rng(5)
+    ace, king = (100.0, 20.0, 190.0, 150.0), (200.0, 50.0, 290.0, 180.0)
+    index = (102.0, 22.0, 112.0, 40.0)  # the ace's corner index
+    boxes = ace_crops_of(rng, [("AS", ace), ("KD", king)], [index], [18.0], 3)
+    assert boxes[0] == ace and 2 <= len(boxes) <= 3  # the king is no ace
+    for x0, y0, x1, _ in boxes[1:]:
+        assert 18.0 <= x1 - x0 <= 45.0 and ace[0] < (x0 + x1) / 2 < ace[2]
+        assert x0 > index[2] or y0 > index[3]
+    faces = [("AS", ace), ("KD", king)]
+    labels = [label for label, _ in scene_crops(rng, _marked_image(), [], 0, 0, 0, faces, 0)]
+    assert labels == []  # off unless asked: the recipes written before it draw as they did
+    labels = [
+        label for label, _ in scene_crops(rng, _marked_image(), [], 0, 0, 0, faces, 0, ace_crops=1)
+    ]
+    assert labels and set(labels) == {NONE_CLASS}
+
+
+def test_about_half_the_procedural_aces_of_spades_are_ornate_the_rest_drawn_as_plain_ones(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    style = random_style(np.random.default_rng(111))
+    drawn = [render_procedural(style, "AS", 200, seed=k).image for k in range(20)]
+    monkeypatch.setattr(procedural, "ORNATE_ACE_SHARE", 0.0)
+    plain = [render_procedural(style, "AS", 200, seed=k).image for k in range(20)]
+    ornate = sum(not np.array_equal(a, b) for a, b in zip(drawn, plain, strict=True))
+    assert 5 <= ornate <= 15
 
 
 def test_a_pairs_false_alarms_are_its_boxes_that_touch_no_index_that_shows() -> None:

@@ -120,6 +120,7 @@ def scene_crops(
     alarms: Sequence[Box] = (),
     lone: Sequence[tuple[str, np.ndarray]] = (),
     corner_crops: int = 0,
+    ace_crops: int = 0,
 ) -> Iterator[tuple[str, np.ndarray]]:
     """Labelled crops of one scene: ``jitters`` per labelled box, ``negatives`` ``none`` crops
     at an index's size, ``pictures`` ``none`` crops at a card's size (:func:`picture_boxes`),
@@ -129,7 +130,8 @@ def scene_crops(
     card to read whole — a ``none`` crop of each of a pair's false alarms (``alarms``:
     :func:`false_alarms`) and the four corner marks of up to ``corner_crops`` cards lying
     alone (``lone``: :func:`vision.synth.scenes.lone_cards`; jokers first), as the zone
-    reader cuts them (:func:`corner_marks_of`)."""
+    reader cuts them (:func:`corner_marks_of`), and up to ``ace_crops`` aces in view
+    (:func:`ace_crops_of`)."""
     gts: list[Box] = [(x0, y0, x1, y1) for _, x0, y0, x1, y1 in boxes]
     for cls, x0, y0, x1, y1 in boxes:
         for _ in range(jitters):
@@ -170,6 +172,35 @@ def scene_crops(
     for k in jokers_first[:corner_crops]:
         for label, box in corner_marks_of(*lone[int(k)], boxes):
             yield label, blur_down(rng, crop(image, box))
+    if ace_crops:
+        for box in ace_crops_of(rng, faces, gts, sides, ace_crops):
+            yield NONE_CLASS, blur_down(rng, _jittered_crop(rng, image, box))
+
+
+def ace_crops_of(
+    rng: np.random.Generator,
+    faces: Sequence[tuple[str, Box]],
+    indices: Sequence[Box],
+    index_sides: Sequence[float],
+    n: int,
+) -> list[Box]:
+    """``none`` boxes on up to ``n`` aces among the visible ``faces``: each face whole and two
+    index-sized windows over its middle — an ace's big pip, the ace of spades' ornate spade and
+    maker's lettering, what a localiser boxes there and a classifier must not read as a picture
+    joker's emblem (the real photos' Bicycle ace). No window shows an index (``indices``)."""
+    aces = [box for identity, box in faces if identity[:-1] == "A"]
+    out: list[Box] = []
+    for k in rng.permutation(len(aces))[:n]:
+        x0, y0, x1, y1 = aces[int(k)]
+        out.append((x0, y0, x1, y1))
+        for _ in range(2):
+            side = float(rng.choice(list(index_sides))) * float(rng.uniform(1.0, 2.5))
+            cx = (x0 + x1) / 2 + (x1 - x0) * float(rng.uniform(-0.15, 0.15))
+            cy = (y0 + y1) / 2 + (y1 - y0) * float(rng.uniform(-0.25, 0.25))
+            cand = (cx - side / 2, cy - side / 2, cx + side / 2, cy + side / 2)
+            if not _shows_any(cand, indices, 0.1):
+                out.append(cand)
+    return out
 
 
 def picture_boxes(
@@ -215,6 +246,7 @@ class _CropRecipe:
     face_crops: int
     mine_with: str | None
     corner_crops: int = 0
+    ace_crops: int = 0
 
 
 def _render_chunk(job: tuple[int, int, _CropRecipe]) -> int:
@@ -234,7 +266,7 @@ def _render_chunk(job: tuple[int, int, _CropRecipe]) -> int:
             small_share=r.small_share,
             joker_share=r.joker_share,
             square_bowls=r.square_bowls,
-            faces_seen=faces if r.face_crops else None,
+            faces_seen=faces if r.face_crops or r.ace_crops else None,
             glimpses=glimpses if r.mine_with else None,
             lone_seen=lone if r.corner_crops else None,
         )
@@ -251,6 +283,7 @@ def _render_chunk(job: tuple[int, int, _CropRecipe]) -> int:
             alarms=alarms,
             lone=lone,
             corner_crops=r.corner_crops,
+            ace_crops=r.ace_crops,
         )
         for k, (label, patch) in enumerate(crops):
             folder = r.out / r.split / label
@@ -280,6 +313,7 @@ def synthesize_crops(
     mine_with: Path | None = None,
     small_share: float = SMALL_SHARE,
     corner_crops: int = 0,
+    ace_crops: int = 0,
 ) -> int:
     """Render ``n_scenes`` synthetic scenes and write their crops to ``out/<split>/<class>/``,
     plus ``text_negatives`` printed-text ``none`` crops a scene
@@ -288,7 +322,8 @@ def synthesize_crops(
     labelled a joker, any other card's ``none``: :func:`scene_crops`) and, with ``mine_with``
     (a pair's ``card_detector.onnx``), a ``none`` crop of each box that pair finds where no
     index shows (:func:`false_alarms`), the four corner marks of up to ``corner_crops`` cards
-    lying alone a scene (:func:`corner_marks_of`);
+    lying alone a scene (:func:`corner_marks_of`), up to ``ace_crops`` aces in view whole and
+    at their middle as ``none`` (:func:`ace_crops_of`);
     ``joker_share`` of the card groups get jokers mixed in, ``square_bowls`` of the stroke
     fonts square their bowls and ``small_share`` of the scenes draw their cards at the table
     camera's scale (:func:`vision.synth.scenes.render_scene`).
@@ -316,6 +351,7 @@ def synthesize_crops(
         face_crops,
         str(mine_with) if mine_with else None,
         corner_crops,
+        ace_crops,
     )
     jobs = [(s, min(s + chunk, n_scenes), recipe) for s in range(0, n_scenes, chunk)]
     total = 0

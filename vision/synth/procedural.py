@@ -1,11 +1,11 @@
 """Procedural decks: paper tints, 2- or 4-colour suits, pips or simple court art, a maker's
-lettering on the ace of spades, any of the fonts of :mod:`vision.synth.lettering`, jokers with
-a corner mark (mostly the Chinese-style vertical "JOKER" lettering, else the word across the
-corner or a star, :func:`joker_mark`) or, in a quarter of the decks, picture-only jokers
-labelled whole — so that the detector does not learn one deck's look. A
-:class:`ProceduralStyle` fixes one deck's look; :func:`render_procedural` draws one identity in
-it. Card backs (:func:`make_back`) are face-down distractors, and :func:`make_face` draws a face
-of any design.
+lettering and often an ornate spade on the ace of spades, any of the fonts of
+:mod:`vision.synth.lettering`, jokers with a corner mark (mostly the Chinese-style vertical
+"JOKER" lettering, else the word across the corner or a star, :func:`joker_mark`) or, in a
+quarter of the decks, picture-only jokers labelled whole — so that the detector does not learn
+one deck's look. A :class:`ProceduralStyle` fixes one deck's look; :func:`render_procedural`
+draws one identity in it. Card backs (:func:`make_back`) are face-down distractors, and
+:func:`make_face` draws a face of any design.
 """
 
 from __future__ import annotations
@@ -300,6 +300,8 @@ def _draw_centre(
             paste(img, pip[::-1, ::-1], fx1 - gap - pip.shape[1], fy1 - gap - pip.shape[0], col)
 
 
+ORNATE_ACE_SHARE = 0.5
+"""Share of procedural aces of spades whose big spade is ornate (:func:`_draw_ornate_spade`)."""
 MAKER_LETTERING_SHARE = 0.7
 """Share of procedural aces of spades with a maker's lettering (:func:`_draw_maker_lettering`)."""
 COURT_SMALL_PRINT_SHARE = 0.2
@@ -353,6 +355,52 @@ def _draw_maker_lettering(
     for k in range(lines):
         words = " ".join(_maker_word(rng).upper() for _ in range(int(rng.integers(2, 5))))
         _text_line(img, words, font, small, h * (0.855 + k * 0.03), ink)
+
+
+def _centred_at(mask: np.ndarray, cx: float, cy: float) -> tuple[int, int]:
+    return round(cx - mask.shape[1] / 2), round(cy - mask.shape[0] / 2)
+
+
+def _draw_ornate_spade(img: np.ndarray, style: ProceduralStyle, rng: np.random.Generator) -> None:
+    """The ace of spades' big spade made ornate, as a maker prints its mark (a Bicycle ace):
+    paper-coloured filigree and an emblem inside it, scrollwork, a ring and dots around it —
+    a figure with no corner index that the classifier must read as ``none``, not as a picture
+    joker's emblem."""
+    h, w = img.shape[:2]
+    ink = (*style.colors["S"], 255)
+    paper = (*style.paper, 255)
+    cx, cy = w / 2, h / 2
+    ps = round(h * float(rng.uniform(0.33, 0.4)))
+    spade = styled_suit_mask(style, "S", round(ps * 0.85), ps)
+    paste(img, spade, *_centred_at(spade, cx, cy), ink)
+    line = max(1, round(h * float(rng.uniform(0.004, 0.01))))
+    inner = styled_suit_mask(style, "S", round(ps * 0.5), round(ps * 0.6))
+    kernel = np.ones((line + 1, line + 1), np.uint8)
+    edges = cv2.morphologyEx((inner > 0.5).astype(np.uint8), cv2.MORPH_GRADIENT, kernel)
+    paste(img, edges.astype(np.float32), *_centred_at(inner, cx, cy), paper)
+    middle = (round(cx), round(cy - ps * 0.05))
+    r = max(2, round(ps * float(rng.uniform(0.08, 0.16))))
+    if rng.random() < 0.5:
+        cv2.circle(img, middle, r, paper, line, cv2.LINE_AA)
+    else:
+        star = _star_points(middle[0], middle[1], r).round().astype(np.int32)
+        cv2.fillPoly(img, [star], paper, cv2.LINE_AA)
+    for side in (-1, 1):  # scrollwork curls either side of the pip, mirrored
+        for _ in range(int(rng.integers(1, 4))):
+            centre = (round(cx + side * ps * float(rng.uniform(0.45, 0.6))),
+                      round(cy + ps * float(rng.uniform(-0.35, 0.35))))  # fmt: skip
+            axes = (max(2, round(ps * rng.uniform(0.06, 0.16))),
+                    max(2, round(ps * rng.uniform(0.04, 0.12))))  # fmt: skip
+            start = float(rng.uniform(0, 180))
+            cv2.ellipse(img, centre, axes, 0, start, start + 270, ink, line, cv2.LINE_AA)
+    if rng.random() < 0.5:
+        ring = round(ps * float(rng.uniform(0.55, 0.62)))
+        cv2.circle(img, (round(cx), round(cy)), ring, ink, line, cv2.LINE_AA)
+    for _ in range(int(rng.integers(0, 7))):
+        a = float(rng.uniform(0, 2 * np.pi))
+        d = ps * float(rng.uniform(0.5, 0.65))
+        dot = (round(cx + d * np.cos(a)), round(cy + d * np.sin(a)))
+        cv2.circle(img, dot, max(1, round(ps * 0.02)), ink, -1, cv2.LINE_AA)
 
 
 JOKER_MARKS = ("vertical", "vertical", "vertical", "word", "star", "ringed_star")
@@ -547,6 +595,10 @@ def render_procedural(
         rank, suit = identity[:-1], identity[-1]
         col = style.colors[suit]
         _draw_centre(img, style, identity, rng)
+        # Its own draws, so that every other face of a seed is drawn as it always was.
+        ornate = np.random.default_rng((seed, 1))
+        if identity == "AS" and ornate.random() < ORNATE_ACE_SHARE:
+            _draw_ornate_spade(img, style, ornate)
         if identity == "AS" and rng.random() < MAKER_LETTERING_SHARE:
             _draw_maker_lettering(img, style, rng, small_print_only=False)
         elif rank in ("J", "Q", "K") and rng.random() < COURT_SMALL_PRINT_SHARE:
