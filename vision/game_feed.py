@@ -403,7 +403,11 @@ class GameFeed:
             # it are judged against the likelier one and what it proves is put to the referee.
             step["cards"] = [c for c in ev.cards for _ in range(2)]
             _mark_unsure(step, lone)
-        self._record.setdefault("before_play", []).append(step)
+        steps: list[dict[str, Any]] = self._record.setdefault("before_play", [])
+        at = len(steps)
+        while at and steps[at - 1].get("t", 0.0) > ev.t:
+            at -= 1  # told late (a showing read as a play is told when the next play lands)
+        steps.insert(at, step)
         return []
 
     def _clear(self, ev: TrickClearedEvent) -> list[RecognitionConflictEvent]:

@@ -10,18 +10,28 @@ replayed with another localiser: a shown small joker, four false infractions).
 So the first play of the draw phase, when it is a showing's size (:data:`SHOWING_MAX_CARDS`),
 is held. Another seat's play, more cards from the same seat, the kitty or any other event of the
 tracker's releases it as the lead, with its own times (the scoreboard shows the hand's first
-lead when the second play lands; the audit dates it as it landed). Lifted before that — the
-tracker's takeback of all of it, or a trick cleared with it alone — it was a showing: a
-``declaration`` of that seat dated when it landed, with the play's doubt, and the draw phase
-goes on. A lead truly played and taken back before anyone followed is told the same way, as a
-declaration the referee sees in the bidding, never as a trick.
+lead when the second play lands; the audit dates it as it landed). Lifted whole before that —
+the tracker's takeback of all of it, or a trick cleared with it alone — the next play decides:
+
+* the same seat plays: it led and took its lead back (悔牌) — the lead, a takeback of its cards
+  dated at the lifting, then the new play;
+* another seat plays (or the kitty shows, or the footage ends): it was a showing — a
+  ``declaration`` of that seat dated when it landed, with the play's doubt; the draw phase goes
+  on.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from vision.events import DeclarationEvent, Event, PlayEvent, TakebackEvent, TrickClearedEvent
+from vision.events import (
+    DeclarationEvent,
+    Event,
+    PlayEvent,
+    RecognitionConflictEvent,
+    TakebackEvent,
+    TrickClearedEvent,
+)
 
 SHOWING_MAX_CARDS = 2
 """The most cards a showing has: one level card, a pair of them, or a pair of jokers."""
@@ -32,11 +42,13 @@ class BiddingLeadHold:
 
     def __init__(self) -> None:
         self.held: PlayEvent | None = None
+        self.lifted: TakebackEvent | None = None  # the held play lifted whole, undecided
 
     def sort(self, events: Sequence[Event], draw_phase: bool) -> list[Event]:
         """The tracker's events of one frame as the pipeline takes them, ``draw_phase`` telling
         whether the hand has no play yet: a showing-sized first play is held back, released in
-        front of the next event that is not its lifting, or turned into a declaration by it."""
+        front of the next event that is not its lifting, and once lifted told by the next play
+        as a lead taken back or as a showing."""
         out: list[Event] = []
         for event in events:
             held = self.held
@@ -50,32 +62,48 @@ class BiddingLeadHold:
                 else:
                     out.append(event)
                 draw_phase = draw_phase and not isinstance(event, PlayEvent)
-                continue
-            self.held = None
-            if _lifts(event, held):
-                out.append(
-                    DeclarationEvent(
-                        held.seat,
-                        held.cards,
-                        held.t_landed,
-                        held.frame_landed,
-                        held.unsure,
-                        held.maybe,
-                    )
-                )
-            else:
-                out += [held, event]
+            elif self.lifted is None:
+                lifted = _lifting(event, held)
+                if lifted is not None:
+                    self.lifted = lifted
+                else:
+                    self.held = None
+                    out += [held, event]
+                    draw_phase = False
+            elif isinstance(event, RecognitionConflictEvent):
+                out.append(event)  # about another zone: the lifted play waits for a play
+            elif isinstance(event, PlayEvent) and event.seat == held.seat:
+                out += [held, self.lifted, event]
+                self.held = self.lifted = None
                 draw_phase = False
+            else:
+                out += self.release()
+                out += self.sort([event], draw_phase)
+                draw_phase = draw_phase and not isinstance(event, PlayEvent)
         return out
 
     def release(self) -> list[Event]:
-        """The held play as a lead (the footage ends, or the pipeline stops)."""
-        held, self.held = self.held, None
-        return [held] if held is not None else []
+        """What is held, told as it stands: a play not lifted is the lead, a play lifted with no
+        play after it a showing (the footage ends, the pipeline stops, another seat plays)."""
+        held, lifted = self.held, self.lifted
+        self.held = self.lifted = None
+        if held is None:
+            return []
+        if lifted is None:
+            return [held]
+        return [
+            DeclarationEvent(
+                held.seat, held.cards, held.t_landed, held.frame_landed, held.unsure, held.maybe
+            )
+        ]
 
 
-def _lifts(event: Event, held: PlayEvent) -> bool:
-    """Whether ``event`` is the held play lifted whole before any other seat played."""
+def _lifting(event: Event, held: PlayEvent) -> TakebackEvent | None:
+    """The held play lifted whole as a takeback of its seat, if ``event`` is its lifting: the
+    tracker's takeback of all its cards, or a trick cleared with that play alone in it."""
     if isinstance(event, TakebackEvent):
-        return event.seat == held.seat and sorted(event.cards) == sorted(held.cards)
-    return isinstance(event, TrickClearedEvent)
+        whole = event.seat == held.seat and sorted(event.cards) == sorted(held.cards)
+        return event if whole else None
+    if isinstance(event, TrickClearedEvent):
+        return TakebackEvent(held.seat, held.cards, event.t, event.frame)
+    return None

@@ -46,8 +46,9 @@ This module owns the wiring of one table's vision into the engine, frame by fram
    In the draw phase — before the hand's first play, from the start and again after a hand's
    kitty was shown — the watcher reports the cards a seat shows instead as a ``declaration``
    (叫主 or 炒; the game feed lists it in ``before_play``). The draw phase's first play, one or
-   two cards, is held until another seat plays: lifted before that, it was a showing read inside
-   its seat's play area, and is a declaration too (:mod:`chaodipi.table.bidding_lead`).
+   two cards, is held until another seat plays; lifted before that, the next play tells it: its
+   own seat's, a lead taken back; another seat's, a showing read inside its seat's play area,
+   a declaration too (:mod:`chaodipi.table.bidding_lead`).
 4. *events*: the tracker's plays are held ``reorder_s`` and released in landing order (two
    plays accepted out of order must not make an out-of-turn play), every event goes to the
    optional :class:`vision.events.EventLog`, to the optional ``on_event`` hook (the table

@@ -720,3 +720,32 @@ def test_the_first_lead_is_held_until_the_second_play_and_keeps_its_own_times() 
     lead = pipe.events[0]
     assert (lead["seat"], lead["cards"]) == ("N", ["AS"])
     assert 1.0 <= lead["t_landed"] <= 1.25
+
+
+def test_the_hands_first_lead_lifted_and_played_again_by_its_seat_is_a_takeback() -> None:
+    """FAKE detector: N leads 9S, lifts it back (a hand over it) and leads AS: 悔牌 of the first
+    lead, not a showing, since the same seat plays next."""
+    config = top_down_config(SIZE)
+    zones = Zones.from_config(config.table, config.zones)
+    centre = {s: tuple(np.mean(zones.seats[s], axis=0)) for s in "NESW"}
+    fake = FakeDetector()
+    pipe = TablePipeline(config, fake, contract=CONTRACT, decision_fps=4.0)
+    x0, y0 = pipe.reading_region_cm[:2]
+    image = np.full((SIZE, SIZE, 3), 90, np.uint8)
+    script = [(6.0, "N", "AS"), (7.5, "E", "KS"), (9.0, "S", "QS"), (10.5, "W", "JS")]
+    for i in range(150):  # 15 s at 10 fps
+        t = i / 10
+        seen = [(c, centre[s]) for t0, s, c in script if t0 <= t < 13.0]
+        seen += [("9S", centre["N"])] if 1.0 <= t < 3.0 else []
+        fake.cards = [(c, (x - x0, y - y0)) for c, (x, y) in seen]
+        frame = image.copy()
+        if 2.7 <= t < 3.0:
+            cx, cy = (round(v * SIZE / 90.0) for v in centre["N"])
+            frame[cy - 30 : cy + 30, cx - 30 : cx + 30] = 200
+        pipe.process(Frame(frame, t, i, "test"))
+    pipe.finish()
+    told = [(e["type"], e.get("seat"), e.get("cards")) for e in pipe.events]
+    assert told[:3] == [("play", "N", ["9S"]), ("takeback", "N", ["9S"]), ("play", "N", ["AS"])]
+    assert [kind for kind, *_ in told[3:]] == ["play"] * 3 + ["trick_cleared"]
+    found = [(i.kind, i.seat, i.trick) for i in pipe.audit().infractions]
+    assert found == [("takeback", "N", 1)]
