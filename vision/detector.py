@@ -44,6 +44,8 @@ SINGLE_PASS_FACTOR = 1.6  # short side ≤ 1.6 × model size → one letterboxed
 JOKER_SIZE_RATIO = 2.0  # a whole picture joker's box side ÷ a corner index's (≈ 4 on a card)
 JOKER_READ_CONF = 0.9  # how sure the classifier must be of a weakly localised joker
 JOKER_LOC_CONF = 0.05  # the least localiser score a whole-card box is read at (a joker)
+JOKER_CONF_KEY = "chaodipi_joker_conf"
+"""The localiser ONNX's metadata key for the joker bar its pair reads at (``joker_conf``)."""
 WEAK_READ_CONF = 0.25  # a sure index read under ``conf`` but at least this: a weak read
 STRIDE = 32  # a YOLO input side must be a multiple of the network's largest stride
 
@@ -436,12 +438,16 @@ class CardDetector:
     identity precision / recall): real photos 0.986 / 1.000 at 1.0, 0.1, 0.05 and 0.02 alike;
     the held-out design at 640 px 0.929 / 0.896 at 1.0, 0.929 / 0.901 at 0.1, 0.929 / 0.903 at
     0.05, 0.929 / 0.907 at 0.02."""
-    joker_conf: float = CONF
-    """How sure the classifier must be of any joker read (at least ``conf``). Measured with the
-    bundled pair (identity precision / recall; ``vision eval --joker-conf``): real photos
-    0.993 / 0.993 at 0.5, 1.000 / 0.993 at 0.9; the phantom-card set 15 false reads (8 jokers)
-    at 0.5, 9 (2) at 0.9; validation decks at the camera's scale 0.909 / 0.740 at 0.5,
-    0.911 / 0.733 at 0.9 (``models/README.md``). Left at ``conf``: the jokers it loses there."""
+    joker_conf: float | None = None
+    """How sure the classifier must be of any joker read (at least ``conf``); None: the bar the
+    localiser's ONNX carries (metadata :data:`JOKER_CONF_KEY`, written with the pair by
+    :func:`vision.training.train.set_joker_conf`: a pair's bar is measured with that pair),
+    else ``conf``. Measured with an earlier bundled pair (identity precision / recall; ``vision
+    eval --joker-conf``): real photos 0.993 / 0.993 at 0.5, 1.000 / 0.993 at 0.9; the
+    phantom-card set 15 false reads (8 jokers) at 0.5, 9 (2) at 0.9; validation decks at the
+    camera's scale 0.909 / 0.740 at 0.5, 0.911 / 0.733 at 0.9 (``models/README.md``)."""
+    joker_bar: float = field(init=False)
+    """The joker bar in use: ``joker_conf``, the model's own, or ``conf``."""
     max_boxes: int = 120
     names: tuple[str, ...] = field(init=False)
     """The identities detections carry: the model's classes, or with a classifier our 54."""
@@ -472,6 +478,11 @@ class CardDetector:
         self.reads_native = not isinstance(h, int) and not isinstance(w, int)
         self.dynamic_batch = not isinstance(shape[0], int)
         self.names = read_metadata_names(meta) or CLASS_NAMES
+        own_bar = meta.get(JOKER_CONF_KEY)
+        if self.joker_conf is not None:
+            self.joker_bar = self.joker_conf
+        else:
+            self.joker_bar = float(own_bar) if own_bar else self.conf
         out_shape = self.session.get_outputs()[0].shape
         classes_out = out_shape[1] if len(out_shape) == 3 else None
         end2end = (len(out_shape) == 3 and out_shape[2] == 6) or meta.get("end2end") == "True"
@@ -659,7 +670,7 @@ class CardDetector:
             for i, (name, prob, *_) in enumerate(reads)
             if name in index  # "none" is not among the names
             and prob >= self.conf
-            and (name not in JOKERS or prob >= self.joker_conf)
+            and (name not in JOKERS or prob >= self.joker_bar)
             and (not maybe_joker[i] or (name in JOKERS and prob >= weak_joker_conf))
         ]
         kept = set(keep)

@@ -55,7 +55,7 @@ def _detector(args: argparse.Namespace) -> CardDetector:
         Path(args.model) if args.model else DEFAULT_MODEL,
         threads=args.threads,
         conf=getattr(args, "conf", CONF),
-        joker_conf=getattr(args, "joker_conf", CONF),
+        joker_conf=getattr(args, "joker_conf", None),
         joker_loc_conf=getattr(args, "joker_loc_conf", JOKER_LOC_CONF),
         classifier_path=_classifier_choice(getattr(args, "classifier", "auto")),
     )
@@ -190,8 +190,8 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--joker-conf",
         type=float,
-        default=CONF,
-        help=f"how sure a joker read must be (default {CONF}, as --conf)",
+        default=None,
+        help="how sure a joker read must be (default: the bar the pair carries, else --conf)",
     )
     p.add_argument(
         "--joker-loc-conf",

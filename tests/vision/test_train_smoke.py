@@ -129,3 +129,23 @@ def test_a_training_run_exports_into_its_own_folder_unless_told_where(
     assert _run_settings(args)["export_to"] == tmp_path / "r1" / onnx_name
     args = parser.parse_args([*common, "--export", "models/x.onnx"])
     assert _run_settings(args)["export_to"] == Path("models/x.onnx")
+
+
+def test_a_pair_carries_its_joker_bar_and_an_explicit_bar_overrides_it(tmp_path: Path) -> None:
+    import shutil
+
+    from vision.detector import DEFAULT_MODEL, CardDetector
+    from vision.training.train import set_joker_conf
+
+    model = tmp_path / "card_detector.onnx"
+    shutil.copyfile(DEFAULT_MODEL, model)
+    shutil.copyfile(
+        DEFAULT_MODEL.with_name("card_classifier.onnx"), tmp_path / "card_classifier.onnx"
+    )
+    assert CardDetector(model, conf=0.5).joker_bar == 0.5  # none carried: the read bar
+    set_joker_conf(model, 0.95)
+    set_joker_conf(model, 0.9)  # written again: replaced, not added
+    assert CardDetector(model).joker_bar == 0.9
+    assert CardDetector(model, joker_conf=0.6).joker_bar == 0.6
+    with pytest.raises(ValueError, match="joker bar"):
+        set_joker_conf(model, 1.5)

@@ -285,6 +285,27 @@ def export_onnx(weights: Path, imgsz: int, target: Path) -> Path:
     return target
 
 
+def set_joker_conf(model: Path, bar: float) -> Path:
+    """Write the joker bar a pair reads at into its localiser ``model`` (ONNX metadata
+    :data:`vision.detector.JOKER_CONF_KEY`, which ``CardDetector`` takes when given none), in
+    place and atomically. Needs the ``onnx`` package (installed with ultralytics)."""
+    import onnx
+
+    from vision.detector import JOKER_CONF_KEY
+
+    if not 0.0 < bar <= 1.0:
+        raise ValueError(f"a joker bar is a confidence in (0, 1], not {bar}")
+    proto = onnx.load(str(model))
+    kept = [p for p in proto.metadata_props if p.key != JOKER_CONF_KEY]
+    del proto.metadata_props[:]
+    proto.metadata_props.extend(kept)
+    proto.metadata_props.add(key=JOKER_CONF_KEY, value=repr(float(bar)))
+    tmp = model.with_suffix(".onnx.tmp")
+    onnx.save(proto, str(tmp))
+    tmp.replace(model)
+    return model
+
+
 def average_onnx(
     models: list[Path], target: Path, half_turned: Sequence[bool] | None = None
 ) -> Path:
