@@ -16,9 +16,10 @@ What the table does around the bidding and the tricks, checked against the profi
 on (``unsure`` / ``maybe`` of ``before_play`` declarations): a finding on one declaration
 rests on its cards, an ``illegal_chao`` also on the declarations before it (a re-used pair, a
 weaker overcall, a single after a declaration), a trump or dealer result on all of them — and on
-all their cards when the record lists no take of the kitty and more than one declaration (as
-a camera's record: it sees showings, not the kitty), for then their order around the kitty is
-unknown.
+all their cards when the record lists no take of the kitty (a camera's record: it sees
+showings, not the kitty), for then it cannot say that it saw every showing (a 炒 laid face down
+and turned up briefly, a joker the reading missed), nor, with more than one, their order
+around the kitty.
 """
 
 from __future__ import annotations
@@ -187,8 +188,12 @@ def with_read_doubt(record: HandRecord, findings: list[Finding]) -> list[Finding
     declarations = [e for e in events if e.action in DECLARING]
     # Without the kitty's take the record cannot say which declarations came before it (the
     # deal) nor whether a 炒 came in its turn (the trump): a camera sees showings, not the kitty
-    order_unknown = len(declarations) > 1 and not any(e.action == "take" for e in events)
-    if not order_unknown and not any(e.unsure for e in events):
+    camera = not any(e.action == "take" for e in events)
+    order_unknown = len(declarations) > 1 and camera
+    # Nor can it say that it holds every showing: a trump or dealer judged against the referee's
+    # rests on all of them having been seen.
+    whole_bidding_unknown = bool(declarations) and camera
+    if not whole_bidding_unknown and not any(e.unsure for e in events):
         return findings
 
     def doubt(chosen: list[BidEvent]) -> tuple[tuple[str, str | None], ...]:
@@ -212,7 +217,7 @@ def with_read_doubt(record: HandRecord, findings: list[Finding]) -> list[Finding
         else:
             chosen = []
         unsure = doubt(chosen)
-        if order_unknown and f.kind in ("wrong_trump", "wrong_dealer"):
+        if whole_bidding_unknown and f.kind in ("wrong_trump", "wrong_dealer"):
             known = dict(unsure)
             unsure = tuple((c, known.get(c)) for c in dict.fromkeys(_cards(declarations)))
         out.append(replace(f, unsure=unsure) if unsure else f)

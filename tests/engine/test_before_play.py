@@ -352,6 +352,18 @@ def test_without_the_kitty_take_the_deal_by_declaration_is_a_question(rules: str
     assert (dealer.kind, dealer.seat) == ("wrong_dealer", h.d) and dealer.to_check
 
 
+def test_without_the_kitty_take_a_trump_judged_against_the_showings_seen_is_a_question() -> None:
+    # a camera may miss a showing (a 炒 laid face down and turned up briefly, a joker pair the
+    # reading missed): the one declaration it saw naming another trump than the referee's
+    # proves nothing by itself; with the kitty's take in the record the bidding is whole
+    h = Hand("XX")
+    fields = {"trump": h.other, "tricks": [], "finished": None}
+    (trump,) = h.audit([declare(h.d, h.t)], **fields).infractions
+    assert (trump.kind, trump.seat) == ("wrong_trump", h.d) and trump.to_check
+    whole = h.audit([declare(h.d, h.t), take(h.d), bury(h.d)], **fields).infractions
+    assert [(i.kind, i.to_check) for i in whole] == [("wrong_trump", False)]
+
+
 def test_in_later_hands_a_declaration_sets_the_trump_and_never_the_deal() -> None:
     # XX 「除开局盘外，均正主不正庄」 002 L39
     h = Hand("XX")
