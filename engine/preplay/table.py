@@ -186,13 +186,10 @@ def with_read_doubt(record: HandRecord, findings: list[Finding]) -> list[Finding
     docstring); unchanged when no declaration was read in doubt."""
     events = record.preplay.events or ()
     declarations = [e for e in events if e.action in DECLARING]
-    # Without the kitty's take the record cannot say which declarations came before it (the
-    # deal) nor whether a 炒 came in its turn (the trump): a camera sees showings, not the kitty
-    camera = not any(e.action == "take" for e in events)
-    order_unknown = len(declarations) > 1 and camera
-    # Nor can it say that it holds every showing: a trump or dealer judged against the referee's
-    # rests on all of them having been seen.
-    whole_bidding_unknown = bool(declarations) and camera
+    # Without the kitty's take (a camera sees showings, not the kitty) the record cannot say
+    # that it holds every showing, nor which came before the take (the deal) and whether a 炒
+    # came in its turn (the trump): a trump or dealer result rests on all of them, in order.
+    whole_bidding_unknown = bool(declarations) and not any(e.action == "take" for e in events)
     if not whole_bidding_unknown and not any(e.unsure for e in events):
         return findings
 
