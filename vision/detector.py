@@ -479,10 +479,9 @@ class CardDetector:
         self.dynamic_batch = not isinstance(shape[0], int)
         self.names = read_metadata_names(meta) or CLASS_NAMES
         own_bar = meta.get(JOKER_CONF_KEY)
-        if self.joker_conf is not None:
-            self.joker_bar = self.joker_conf
-        else:
-            self.joker_bar = float(own_bar) if own_bar else self.conf
+        self.joker_bar = (
+            self.joker_conf if self.joker_conf is not None else float(own_bar or self.conf)
+        )
         out_shape = self.session.get_outputs()[0].shape
         classes_out = out_shape[1] if len(out_shape) == 3 else None
         end2end = (len(out_shape) == 3 and out_shape[2] == 6) or meta.get("end2end") == "True"

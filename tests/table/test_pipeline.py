@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -653,10 +654,15 @@ def test_a_showing_still_on_the_table_when_the_footage_ends_is_told_at_finish() 
     assert pipe.finish() == []  # told once
 
 
-def _bidding_showing_then_a_trick(lift_by_hand: bool) -> TablePipeline:
-    """FAKE detector: in the draw phase E's small joker, shown in the bidding, is read inside
-    E's play area from 1 s to 4 s (lifted by a hand, or gone with none seen); N leads the
-    hand's first trick at 8 s."""
+def _fake_table(
+    seconds: float,
+    cards_at: Callable[[float], list[tuple[str, str]]],
+    hand_over: Callable[[float], str | None] = lambda t: None,
+) -> tuple[TablePipeline, list[tuple[float, str]]]:
+    """FAKE detector at 10 fps for ``seconds``: ``cards_at(t)`` the (card, seat) pairs read at
+    the middle of their seats' play areas, ``hand_over(t)`` the seat whose area a hand covers
+    (cards leave a zone only in a hand). Returns the finished pipeline and, per event told
+    while frames came, the frame's time and the event's type."""
     config = top_down_config(SIZE)
     zones = Zones.from_config(config.table, config.zones)
     centre = {s: tuple(np.mean(zones.seats[s], axis=0)) for s in "NESW"}
@@ -664,19 +670,32 @@ def _bidding_showing_then_a_trick(lift_by_hand: bool) -> TablePipeline:
     pipe = TablePipeline(config, fake, contract=CONTRACT, decision_fps=4.0)
     x0, y0 = pipe.reading_region_cm[:2]
     image = np.full((SIZE, SIZE, 3), 90, np.uint8)
-    script = [(8.0, "N", "AS"), (9.5, "E", "KS"), (11.0, "S", "QS"), (12.5, "W", "JS")]
-    for i in range(170):  # 17 s at 10 fps
+    told: list[tuple[float, str]] = []
+    for i in range(round(seconds * 10)):
         t = i / 10
-        seen = [(c, centre[s]) for t0, s, c in script if t0 <= t < 15.0]
-        seen += [("SJ", centre["E"])] if 1.0 <= t < 4.0 else []
-        fake.cards = [(c, (x - x0, y - y0)) for c, (x, y) in seen]
+        fake.cards = [(c, (centre[s][0] - x0, centre[s][1] - y0)) for c, s in cards_at(t)]
         frame = image.copy()
-        if lift_by_hand and 3.7 <= t < 4.0:
-            cx, cy = (round(v * SIZE / 90.0) for v in centre["E"])
+        seat = hand_over(t)
+        if seat is not None:
+            cx, cy = (round(v * SIZE / 90.0) for v in centre[seat])
             frame[cy - 30 : cy + 30, cx - 30 : cx + 30] = 200
-        pipe.process(Frame(frame, t, i, "test"))
+        told += [(t, e.to_json()["type"]) for e in pipe.process(Frame(frame, t, i, "test"))]
     pipe.finish()
-    return pipe
+    return pipe, told
+
+
+def _bidding_showing_then_a_trick(lift_by_hand: bool) -> TablePipeline:
+    """In the draw phase E's small joker, shown in the bidding, is read inside E's play area
+    from 1 s to 4 s (lifted by a hand, or gone with none seen); N leads the hand's first trick
+    at 8 s."""
+    script = [(8.0, "N", "AS"), (9.5, "E", "KS"), (11.0, "S", "QS"), (12.5, "W", "JS")]
+
+    def cards_at(t: float) -> list[tuple[str, str]]:
+        shown = [("SJ", "E")] if 1.0 <= t < 4.0 else []
+        return [(c, s) for t0, s, c in script if t0 <= t < 15.0] + shown
+
+    lifting = "E" if lift_by_hand else None
+    return _fake_table(17.0, cards_at, lambda t: lifting if 3.7 <= t < 4.0 else None)[0]
 
 
 @pytest.mark.parametrize("lift_by_hand", [True, False], ids=["lifted", "gone-unseen"])
@@ -702,19 +721,11 @@ def test_a_card_shown_in_the_bidding_inside_a_play_area_is_a_declaration_not_the
 
 def test_the_first_lead_is_held_until_the_second_play_and_keeps_its_own_times() -> None:
     """The draw phase's first play, a showing's size, is told only once another seat plays."""
-    config = top_down_config(SIZE)
-    zones = Zones.from_config(config.table, config.zones)
-    centre = {s: tuple(np.mean(zones.seats[s], axis=0)) for s in "NESW"}
-    fake = FakeDetector()
-    pipe = TablePipeline(config, fake, contract=CONTRACT, decision_fps=4.0)
-    x0, y0 = pipe.reading_region_cm[:2]
-    image = np.full((SIZE, SIZE, 3), 90, np.uint8)
-    told_at: list[tuple[float, str]] = []
-    for i in range(100):  # N leads at 1 s, E follows at 6 s
-        t = i / 10
-        seen = [("AS", centre["N"])] + ([("KS", centre["E"])] if t >= 6.0 else [])
-        fake.cards = [(c, (x - x0, y - y0)) for c, (x, y) in seen if t >= 1.0]
-        told_at += [(t, e.to_json()["type"]) for e in pipe.process(Frame(image, t, i, "test"))]
+
+    def cards_at(t: float) -> list[tuple[str, str]]:  # N leads at 1 s, E follows at 6 s
+        return ([("AS", "N")] if t >= 1.0 else []) + ([("KS", "E")] if t >= 6.0 else [])
+
+    pipe, told_at = _fake_table(10.0, cards_at)
     assert [kind for _, kind in told_at] == ["play", "play"]
     assert told_at[0][0] >= 6.0  # N's lead waited for E's play
     lead = pipe.events[0]
@@ -723,27 +734,15 @@ def test_the_first_lead_is_held_until_the_second_play_and_keeps_its_own_times() 
 
 
 def test_the_hands_first_lead_lifted_and_played_again_by_its_seat_is_a_takeback() -> None:
-    """FAKE detector: N leads 9S, lifts it back (a hand over it) and leads AS: 悔牌 of the first
-    lead, not a showing, since the same seat plays next."""
-    config = top_down_config(SIZE)
-    zones = Zones.from_config(config.table, config.zones)
-    centre = {s: tuple(np.mean(zones.seats[s], axis=0)) for s in "NESW"}
-    fake = FakeDetector()
-    pipe = TablePipeline(config, fake, contract=CONTRACT, decision_fps=4.0)
-    x0, y0 = pipe.reading_region_cm[:2]
-    image = np.full((SIZE, SIZE, 3), 90, np.uint8)
+    """N leads 9S, lifts it back (a hand over it) and leads AS: 悔牌 of the first lead, not a
+    showing, since the same seat plays next."""
     script = [(6.0, "N", "AS"), (7.5, "E", "KS"), (9.0, "S", "QS"), (10.5, "W", "JS")]
-    for i in range(150):  # 15 s at 10 fps
-        t = i / 10
-        seen = [(c, centre[s]) for t0, s, c in script if t0 <= t < 13.0]
-        seen += [("9S", centre["N"])] if 1.0 <= t < 3.0 else []
-        fake.cards = [(c, (x - x0, y - y0)) for c, (x, y) in seen]
-        frame = image.copy()
-        if 2.7 <= t < 3.0:
-            cx, cy = (round(v * SIZE / 90.0) for v in centre["N"])
-            frame[cy - 30 : cy + 30, cx - 30 : cx + 30] = 200
-        pipe.process(Frame(frame, t, i, "test"))
-    pipe.finish()
+
+    def cards_at(t: float) -> list[tuple[str, str]]:
+        first = [("9S", "N")] if 1.0 <= t < 3.0 else []
+        return [(c, s) for t0, s, c in script if t0 <= t < 13.0] + first
+
+    pipe, _ = _fake_table(15.0, cards_at, lambda t: "N" if 2.7 <= t < 3.0 else None)
     told = [(e["type"], e.get("seat"), e.get("cards")) for e in pipe.events]
     assert told[:3] == [("play", "N", ["9S"]), ("takeback", "N", ["9S"]), ("play", "N", ["AS"])]
     assert [kind for kind, *_ in told[3:]] == ["play"] * 3 + ["trick_cleared"]
