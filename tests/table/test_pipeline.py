@@ -55,13 +55,19 @@ class FakeDetector:
         return out
 
 
-def test_wiring_with_fake_detector_gives_plays_in_order_and_a_cleared_trick() -> None:
-    """Unit test of the wiring (FAKE detector): zones → tracker → reorder → feed → audit."""
+def _fake_pipeline() -> tuple[TablePipeline, FakeDetector, Zones, dict[str, tuple[float, float]]]:
+    """A pipeline on the FAKE detector over the top-down test table: the pipeline, its detector,
+    the table's zones and each seat's play-area centre (table cm)."""
     config = top_down_config(SIZE)
     zones = Zones.from_config(config.table, config.zones)
     centre = {s: tuple(np.mean(zones.seats[s], axis=0)) for s in "NESW"}
     fake = FakeDetector()
-    pipe = TablePipeline(config, fake, contract=CONTRACT, decision_fps=4.0)
+    return TablePipeline(config, fake, contract=CONTRACT, decision_fps=4.0), fake, zones, centre
+
+
+def test_wiring_with_fake_detector_gives_plays_in_order_and_a_cleared_trick() -> None:
+    """Unit test of the wiring (FAKE detector): zones → tracker → reorder → feed → audit."""
+    pipe, fake, _, centre = _fake_pipeline()
     image = np.full((SIZE, SIZE, 3), 90, np.uint8)  # a still table: the gate sees no motion
     script = [(1.0, "N", "AS"), (2.5, "E", "KS"), (4.0, "S", "QS"), (5.5, "W", "JS")]
     for i in range(100):  # 10 s at 10 fps
@@ -532,11 +538,7 @@ def test_the_recovered_hand_marks_the_cards_read_in_doubt_and_the_seats_never_re
 def test_wiring_reports_a_takeback_and_a_card_lying_outside_the_zones() -> None:
     """FAKE detector: E lifts its card back and plays it again; a 9H lies face up between N's
     edge and its play area for 4 s. The pipeline reports both and the audit raises them."""
-    config = top_down_config(SIZE)
-    zones = Zones.from_config(config.table, config.zones)
-    centre = {s: tuple(np.mean(zones.seats[s], axis=0)) for s in "NESW"}
-    fake = FakeDetector()
-    pipe = TablePipeline(config, fake, contract=CONTRACT, decision_fps=4.0)
+    pipe, fake, zones, centre = _fake_pipeline()
     x0, y0 = pipe.reading_region_cm[:2]
     strip = (55.0 - x0, 8.4 - y0)  # the fake's boxes are in the reading region's image
     assert zones.seat_of((55.0, 8.4)) is None
@@ -598,11 +600,7 @@ def test_wiring_reports_cards_shown_before_the_first_play_as_declarations() -> N
     """FAKE detector: in the draw phase N shows a pair of 5H (the level card: a declaration)
     and W a 6D (a false one) between their edges and their play areas; after the first play
     a card lying there is an exposed card again. The audit raises the false declaration."""
-    config = top_down_config(SIZE)
-    zones = Zones.from_config(config.table, config.zones)
-    centre = {s: tuple(np.mean(zones.seats[s], axis=0)) for s in "NESW"}
-    fake = FakeDetector()
-    pipe = TablePipeline(config, fake, contract=CONTRACT, decision_fps=4.0)
+    pipe, fake, zones, centre = _fake_pipeline()
     x0, y0 = pipe.reading_region_cm[:2]
     image = np.full((SIZE, SIZE, 3), 90, np.uint8)
     shown = [
@@ -663,11 +661,7 @@ def _fake_table(
     the middle of their seats' play areas, ``hand_over(t)`` the seat whose area a hand covers
     (cards leave a zone only in a hand). Returns the finished pipeline and, per event told
     while frames came, the frame's time and the event's type."""
-    config = top_down_config(SIZE)
-    zones = Zones.from_config(config.table, config.zones)
-    centre = {s: tuple(np.mean(zones.seats[s], axis=0)) for s in "NESW"}
-    fake = FakeDetector()
-    pipe = TablePipeline(config, fake, contract=CONTRACT, decision_fps=4.0)
+    pipe, fake, _, centre = _fake_pipeline()
     x0, y0 = pipe.reading_region_cm[:2]
     image = np.full((SIZE, SIZE, 3), 90, np.uint8)
     told: list[tuple[float, str]] = []
