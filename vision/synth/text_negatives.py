@@ -5,8 +5,9 @@ the classifier read newspaper columns as the vertical "JOKER" of a joker and a l
 as an ace, with full confidence: nothing in the synthetic scenes had taught it that text alone
 is not a card. A corner index is a rank *with its suit glyph*; these crops are everything else
 made of letters — words and lines of text, vertical stacks of letters (other than JOKER), a lone
-rank letter or "10" without a suit — in the same fonts, colours and crop geometry as the real
-indices (:func:`vision.crops.crop`), labelled ``none``.
+rank letter or "10" without a suit, and whole words or lines of small print boxed at once (what
+a localiser draws round a maker's name or a packet's fine print) — in the same fonts, colours and
+crop geometry as the real indices (:func:`vision.crops.crop`), labelled ``none``.
 """
 
 from __future__ import annotations
@@ -118,9 +119,15 @@ def text_negative(rng: np.random.Generator) -> np.ndarray:
     region = sheet[y : y + mh, x : x + mw]
     sheet[y : y + mh, x : x + mw] = region * (1 - mask[..., None]) + ink * mask[..., None]
     image = cv2.cvtColor(np.clip(sheet, 0, 255).astype(np.uint8), cv2.COLOR_RGB2BGR)
-    # The box a localiser would draw: around one letter-sized part of the text.
-    box_h = letter_h * float(rng.uniform(1.2, 4.0 if kind >= 0.5 else 2.6))
-    box_w = box_h * float(rng.uniform(0.4, 0.9))
+    # The box a localiser would draw: around one letter-sized part of the text, or around a
+    # whole word or line of small print (a maker's name across an ace, a packet's fine print),
+    # which puts letters a tenth of the crop high: a joker's lettering seen at a distance.
+    if kind >= 0.3 and rng.random() < 0.4:
+        box_h = min(letter_h * float(rng.uniform(3.0, 9.0)), 0.7 * side)
+        box_w = box_h * float(rng.uniform(0.5, 1.0))
+    else:
+        box_h = letter_h * float(rng.uniform(1.2, 4.0 if kind >= 0.5 else 2.6))
+        box_w = box_h * float(rng.uniform(0.4, 0.9))
     cx = side / 2 + float(rng.uniform(-0.25, 0.25)) * mw
     cy = side / 2 + float(rng.uniform(-0.25, 0.25)) * mh
     box = (cx - box_w / 2, cy - box_h / 2, cx + box_w / 2, cy + box_h / 2)
