@@ -46,6 +46,8 @@ JOKER_READ_CONF = 0.9  # how sure the classifier must be of a weakly localised j
 JOKER_LOC_CONF = 0.05  # the least localiser score a whole-card box is read at (a joker)
 JOKER_CONF_KEY = "chaodipi_joker_conf"
 """The localiser ONNX's metadata key for the joker bar its pair reads at (``joker_conf``)."""
+JOKER_SIZE_KEY = "chaodipi_joker_size_ratio"
+"""The localiser ONNX's metadata key for its pair's ``joker_size_ratio``."""
 WEAK_READ_CONF = 0.25  # a sure index read under ``conf`` but at least this: a weak read
 STRIDE = 32  # a YOLO input side must be a multiple of the network's largest stride
 
@@ -431,13 +433,20 @@ class CardDetector:
     0.899 / 0.937 at 0.3 — weak boxes were then mostly printed text."""
     joker_loc_conf: float = JOKER_LOC_CONF
     """A box the localiser scores from here up to ``loc_conf`` is read too when it is whole-card
-    sized (at least ``JOKER_SIZE_RATIO`` × the median side of the sure boxes), and kept only as
+    sized (at least ``joker_size`` × the median side of the sure boxes), and kept only as
     a joker read at ``JOKER_READ_CONF``: a picture joker has no corner index, is labelled whole,
     and is rare in the localiser's training, so it scores low there even when the classifier
     knows it at once. 1.0 turns this off. Measured (conf 0.5, ``loc_v9`` at 512 px + ``cls_v10``;
     identity precision / recall): real photos 0.986 / 1.000 at 1.0, 0.1, 0.05 and 0.02 alike;
     the held-out design at 640 px 0.929 / 0.896 at 1.0, 0.929 / 0.901 at 0.1, 0.929 / 0.903 at
     0.05, 0.929 / 0.907 at 0.02."""
+    joker_size_ratio: float | None = None
+    """How much longer than the median sure box a weakly localised box's side must be to be read
+    as a picture joker (``joker_loc_conf``); None: the ratio the localiser's ONNX carries
+    (metadata :data:`JOKER_SIZE_KEY`, written by :func:`vision.training.train.set_joker_size`),
+    else :data:`JOKER_SIZE_RATIO`. A whole card is about four indices long; a localiser that
+    boxes a maker's lettering or a packet's print weakly as a card wants a higher ratio
+    (``docs/detector/candidates.md``)."""
     joker_conf: float | None = None
     """How sure the classifier must be of any joker read (at least ``conf``); None: the bar the
     localiser's ONNX carries (metadata :data:`JOKER_CONF_KEY`, written with the pair by
@@ -448,6 +457,9 @@ class CardDetector:
     camera's scale 0.909 / 0.740 at 0.5, 0.911 / 0.733 at 0.9 (``models/README.md``)."""
     joker_bar: float = field(init=False)
     """The joker bar in use: ``joker_conf``, the model's own, or ``conf``."""
+    joker_size: float = field(init=False)
+    """The picture-joker size ratio in use: ``joker_size_ratio``, the model's own, or the
+    default."""
     max_boxes: int = 120
     names: tuple[str, ...] = field(init=False)
     """The identities detections carry: the model's classes, or with a classifier our 54."""
@@ -481,6 +493,12 @@ class CardDetector:
         own_bar = meta.get(JOKER_CONF_KEY)
         self.joker_bar = (
             self.joker_conf if self.joker_conf is not None else float(own_bar or self.conf)
+        )
+        own_size = meta.get(JOKER_SIZE_KEY)
+        self.joker_size = (
+            self.joker_size_ratio
+            if self.joker_size_ratio is not None
+            else float(own_size or JOKER_SIZE_RATIO)
         )
         out_shape = self.session.get_outputs()[0].shape
         classes_out = out_shape[1] if len(out_shape) == 3 else None
@@ -652,7 +670,7 @@ class CardDetector:
         into ``weak`` too). Also each kept box's runner-up read."""
         sure = loc_scores >= self.loc_conf
         sides = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
-        big = sides >= JOKER_SIZE_RATIO * (np.median(sides[sure]) if sure.any() else 0.0)
+        big = sides >= self.joker_size * (np.median(sides[sure]) if sure.any() else 0.0)
         maybe_joker = ~sure & big
         if maybe_joker.any() and sure.any():
             maybe_joker &= ~_frames_a_card(boxes, boxes[sure])

@@ -16,7 +16,14 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.detector import CONF, DEFAULT_MODEL, JOKER_LOC_CONF, Calibration, CardDetector
+from vision.detector import (
+    CONF,
+    DEFAULT_MODEL,
+    JOKER_LOC_CONF,
+    JOKER_SIZE_RATIO,
+    Calibration,
+    CardDetector,
+)
 from vision.grouping import group_cards, summarize
 from vision.onnx_model import ModelError
 from vision.training.evaluate import DatasetError, draw_detections, evaluate
@@ -57,6 +64,7 @@ def _detector(args: argparse.Namespace) -> CardDetector:
         conf=getattr(args, "conf", CONF),
         joker_conf=getattr(args, "joker_conf", None),
         joker_loc_conf=getattr(args, "joker_loc_conf", JOKER_LOC_CONF),
+        joker_size_ratio=getattr(args, "joker_size_ratio", None),
         classifier_path=_classifier_choice(getattr(args, "classifier", "auto")),
     )
 
@@ -199,6 +207,14 @@ def _common(p: argparse.ArgumentParser) -> None:
         default=JOKER_LOC_CONF,
         help=f"the least localiser score a whole-card box is read at, as a joker only "
         f"(default {JOKER_LOC_CONF}; 1 turns it off)",
+    )
+    p.add_argument(
+        "--joker-size-ratio",
+        type=float,
+        default=None,
+        help="how many times the median index's side a weakly localised box must be to be read "
+        "as a picture joker (default: the ratio the pair carries, else "
+        f"{JOKER_SIZE_RATIO})",
     )
     p.add_argument("--json", action="store_true", help="machine-readable output")
 

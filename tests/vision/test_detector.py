@@ -367,6 +367,29 @@ def test_a_weakly_localised_whole_card_is_kept_only_as_a_sure_joker(tmp_path: Pa
     assert CardDetector(model, threads=1, conf=0.5, joker_loc_conf=1.0).detect(image) == []
 
 
+def test_a_weak_box_is_a_picture_joker_only_when_it_is_a_card_s_size_against_the_indices(
+    tmp_path: Path,
+) -> None:
+    """A weak box 2.5 index sides long is whole-card sized at the default ratio (2) and too
+    small for a pair that asks for 3: a maker's lettering the localiser boxes weakly."""
+    from tests.tiny_models import tiny_classifier, tiny_localiser
+
+    model = tiny_localiser(tmp_path / "card_detector.onnx")
+    tiny_classifier(tmp_path / "card_classifier.onnx", always="SJ")
+    image = np.full((64, 64, 3), 200, np.uint8)
+    indices = [(0.0, 0.0, 10.0, 10.0), (12.0, 0.0, 22.0, 10.0), (24.0, 0.0, 34.0, 10.0)]
+    lettering = (30.0, 30.0, 55.0, 55.0)
+    boxes = np.array([*indices, lettering], np.float32)
+    scores = np.array([0.9, 0.9, 0.9, 0.1], np.float32)
+
+    def read_as_joker(detector: CardDetector) -> bool:
+        kept, *_ = detector._read_indices(image, boxes, scores)
+        return any(tuple(map(float, b)) == lettering for b in kept)
+
+    assert read_as_joker(CardDetector(model, threads=1))
+    assert not read_as_joker(CardDetector(model, threads=1, joker_size_ratio=3.0))
+
+
 def test_an_index_read_under_the_bar_is_unread_and_a_weak_read_with_its_runner_up(
     tmp_path: Path,
 ) -> None:

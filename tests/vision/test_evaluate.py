@@ -252,6 +252,18 @@ def test_eval_command_sets_how_low_a_localised_joker_may_score(tmp_path: Path) -
     assert _detector(_parse(["eval", dataset, "--joker-loc-conf", "1"])).joker_loc_conf == 1.0
 
 
+def test_eval_command_sets_how_big_a_weak_box_must_be_to_be_a_picture_joker(
+    tmp_path: Path,
+) -> None:
+    from chaodipi.cli.detect_eval import _detector
+    from vision.detector import JOKER_SIZE_RATIO
+
+    dataset = str(make_dataset(tmp_path / "ds"))
+    assert _detector(_parse(["eval", dataset])).joker_size == JOKER_SIZE_RATIO
+    args = _parse(["eval", dataset, "--joker-size-ratio", "3"])
+    assert _detector(args).joker_size == 3.0
+
+
 def test_eval_command_prints_summary_and_json(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

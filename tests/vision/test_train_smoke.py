@@ -149,3 +149,26 @@ def test_a_pair_carries_its_joker_bar_and_an_explicit_bar_overrides_it(tmp_path:
     assert CardDetector(model, joker_conf=0.6).joker_bar == 0.6
     with pytest.raises(ValueError, match="joker bar"):
         set_joker_conf(model, 1.5)
+
+
+def test_a_pair_carries_its_picture_joker_size_and_an_explicit_one_overrides_it(
+    tmp_path: Path,
+) -> None:
+    import shutil
+
+    from vision.detector import DEFAULT_MODEL, JOKER_SIZE_RATIO, CardDetector
+    from vision.training.train import set_joker_conf, set_joker_size
+
+    model = tmp_path / "card_detector.onnx"
+    shutil.copyfile(DEFAULT_MODEL, model)
+    shutil.copyfile(
+        DEFAULT_MODEL.with_name("card_classifier.onnx"), tmp_path / "card_classifier.onnx"
+    )
+    assert CardDetector(model).joker_size == JOKER_SIZE_RATIO
+    set_joker_conf(model, 0.9)
+    set_joker_size(model, 3.0)
+    assert CardDetector(model).joker_size == 3.0
+    assert CardDetector(model).joker_bar == 0.9, "each setting kept beside the other"
+    assert CardDetector(model, joker_size_ratio=2.5).joker_size == 2.5
+    with pytest.raises(ValueError, match="size ratio"):
+        set_joker_size(model, 0.5)

@@ -289,17 +289,33 @@ def set_joker_conf(model: Path, bar: float) -> Path:
     """Write the joker bar a pair reads at into its localiser ``model`` (ONNX metadata
     :data:`vision.detector.JOKER_CONF_KEY`, which ``CardDetector`` takes when given none), in
     place and atomically. Needs the ``onnx`` package (installed with ultralytics)."""
-    import onnx
-
     from vision.detector import JOKER_CONF_KEY
 
     if not 0.0 < bar <= 1.0:
         raise ValueError(f"a joker bar is a confidence in (0, 1], not {bar}")
+    return _set_metadata(model, JOKER_CONF_KEY, bar)
+
+
+def set_joker_size(model: Path, ratio: float) -> Path:
+    """Write how much longer than an index a weakly localised box must be to be read as a
+    picture joker into the localiser ``model`` (ONNX metadata
+    :data:`vision.detector.JOKER_SIZE_KEY`, ``CardDetector.joker_size_ratio`` when given none),
+    in place and atomically."""
+    from vision.detector import JOKER_SIZE_KEY
+
+    if not 1.0 <= ratio <= 8.0:
+        raise ValueError(f"a picture joker's size ratio is 1 to 8 index sides, not {ratio}")
+    return _set_metadata(model, JOKER_SIZE_KEY, ratio)
+
+
+def _set_metadata(model: Path, key: str, value: float) -> Path:
+    import onnx
+
     proto = onnx.load(str(model))
-    kept = [p for p in proto.metadata_props if p.key != JOKER_CONF_KEY]
+    kept = [p for p in proto.metadata_props if p.key != key]
     del proto.metadata_props[:]
     proto.metadata_props.extend(kept)
-    proto.metadata_props.add(key=JOKER_CONF_KEY, value=repr(float(bar)))
+    proto.metadata_props.add(key=key, value=repr(float(value)))
     tmp = model.with_suffix(".onnx.tmp")
     onnx.save(proto, str(tmp))
     tmp.replace(model)
