@@ -256,12 +256,13 @@ def test_eval_command_sets_how_big_a_weak_box_must_be_to_be_a_picture_joker(
     tmp_path: Path,
 ) -> None:
     from chaodipi.cli.detect_eval import _detector
-    from vision.detector import JOKER_SIZE_RATIO
+    from vision.detector import DEFAULT_MODEL, CardDetector
 
     dataset = str(make_dataset(tmp_path / "ds"))
-    assert _detector(_parse(["eval", dataset])).joker_size == JOKER_SIZE_RATIO
-    args = _parse(["eval", dataset, "--joker-size-ratio", "3"])
-    assert _detector(args).joker_size == 3.0
+    carried = CardDetector(DEFAULT_MODEL).joker_size
+    assert _detector(_parse(["eval", dataset])).joker_size == carried
+    args = _parse(["eval", dataset, "--joker-size-ratio", "2.5"])
+    assert _detector(args).joker_size == 2.5
 
 
 def test_eval_command_prints_summary_and_json(

@@ -132,16 +132,12 @@ def test_a_training_run_exports_into_its_own_folder_unless_told_where(
 
 
 def test_a_pair_carries_its_joker_bar_and_an_explicit_bar_overrides_it(tmp_path: Path) -> None:
-    import shutil
-
-    from vision.detector import DEFAULT_MODEL, CardDetector
+    from tests.tiny_models import tiny_classifier, tiny_localiser
+    from vision.detector import CardDetector
     from vision.training.train import set_joker_conf
 
-    model = tmp_path / "card_detector.onnx"
-    shutil.copyfile(DEFAULT_MODEL, model)
-    shutil.copyfile(
-        DEFAULT_MODEL.with_name("card_classifier.onnx"), tmp_path / "card_classifier.onnx"
-    )
+    model = tiny_localiser(tmp_path / "card_detector.onnx")
+    tiny_classifier(tmp_path / "card_classifier.onnx")
     assert CardDetector(model, conf=0.5).joker_bar == 0.5  # none carried: the read bar
     set_joker_conf(model, 0.95)
     set_joker_conf(model, 0.9)  # written again: replaced, not added
@@ -154,17 +150,13 @@ def test_a_pair_carries_its_joker_bar_and_an_explicit_bar_overrides_it(tmp_path:
 def test_a_pair_carries_its_picture_joker_size_and_an_explicit_one_overrides_it(
     tmp_path: Path,
 ) -> None:
-    import shutil
-
-    from vision.detector import DEFAULT_MODEL, JOKER_SIZE_RATIO, CardDetector
+    from tests.tiny_models import tiny_classifier, tiny_localiser
+    from vision.detector import JOKER_SIZE_RATIO, CardDetector
     from vision.training.train import set_joker_conf, set_joker_size
 
-    model = tmp_path / "card_detector.onnx"
-    shutil.copyfile(DEFAULT_MODEL, model)
-    shutil.copyfile(
-        DEFAULT_MODEL.with_name("card_classifier.onnx"), tmp_path / "card_classifier.onnx"
-    )
-    assert CardDetector(model).joker_size == JOKER_SIZE_RATIO
+    model = tiny_localiser(tmp_path / "card_detector.onnx")
+    tiny_classifier(tmp_path / "card_classifier.onnx")
+    assert CardDetector(model).joker_size == JOKER_SIZE_RATIO  # none carried: the default
     set_joker_conf(model, 0.9)
     set_joker_size(model, 3.0)
     assert CardDetector(model).joker_size == 3.0
@@ -172,3 +164,20 @@ def test_a_pair_carries_its_picture_joker_size_and_an_explicit_one_overrides_it(
     assert CardDetector(model, joker_size_ratio=2.5).joker_size == 2.5
     with pytest.raises(ValueError, match="size ratio"):
         set_joker_size(model, 0.5)
+
+
+def test_a_pair_made_from_another_carries_its_joker_settings(tmp_path: Path) -> None:
+    from tests.tiny_models import tiny_classifier, tiny_localiser
+    from vision.detector import CardDetector
+    from vision.training.train import carry_pair_settings, set_joker_conf, set_joker_size
+
+    base, made = tmp_path / "base", tmp_path / "made"
+    for folder in (base, made):
+        folder.mkdir()
+        tiny_localiser(folder / "card_detector.onnx")
+        tiny_classifier(folder / "card_classifier.onnx")
+    set_joker_conf(base / "card_detector.onnx", 0.8)
+    set_joker_size(base / "card_detector.onnx", 3.0)
+    carry_pair_settings(base / "card_detector.onnx", made / "card_detector.onnx")
+    detector = CardDetector(made / "card_detector.onnx")
+    assert (detector.joker_bar, detector.joker_size) == (0.8, 3.0)

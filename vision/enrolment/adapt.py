@@ -653,7 +653,7 @@ def _candidate(
     size (or a copy of the bundled localiser when none was trained) and the new classifier,
     exported and averaged with itself read half-turned (as the bundled one is); each made again
     when its weights are newer. Returns its localiser's path."""
-    from vision.training.train import average_onnx, export_onnx
+    from vision.training.train import average_onnx, carry_pair_settings, export_onnx
 
     candidate = work / "candidate"
     classifier = candidate / CLASSIFIER_FILE
@@ -665,6 +665,7 @@ def _candidate(
     elif not _newer(localiser, localiser_weights):
         say(f"candidate pair: the new localiser in {candidate}")
         export_onnx(localiser_weights, LOCALISER_EXPORT_SIZE, localiser)
+        carry_pair_settings(bundled, localiser)  # the base pair's joker bar and size ratio
         made = True
     if not _newer(classifier, weights):
         say(f"candidate pair: the new classifier in {candidate}")

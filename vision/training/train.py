@@ -308,6 +308,20 @@ def set_joker_size(model: Path, ratio: float) -> Path:
     return _set_metadata(model, JOKER_SIZE_KEY, ratio)
 
 
+def carry_pair_settings(source: Path, target: Path) -> Path:
+    """Write the joker bar and picture-joker size ratio the localiser ``source`` carries (those
+    it carries) into the localiser ``target``: a pair made from another keeps its settings."""
+    import onnx
+
+    from vision.detector import JOKER_CONF_KEY, JOKER_SIZE_KEY
+
+    carried = {p.key: p.value for p in onnx.load(str(source)).metadata_props}
+    for key in (JOKER_CONF_KEY, JOKER_SIZE_KEY):
+        if key in carried:
+            _set_metadata(target, key, float(carried[key]))
+    return target
+
+
 def _set_metadata(model: Path, key: str, value: float) -> Path:
     import onnx
 
