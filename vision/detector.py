@@ -216,6 +216,14 @@ def letterbox(image_bgr: np.ndarray, size: int) -> tuple[np.ndarray, Letterbox]:
     return padded, Letterbox(ratio, float(left), float(top))
 
 
+def _pair_setting(given: float | None, carried: str | None, default: float) -> float:
+    """A setting a pair may carry in its localiser's metadata: the one given, else the one
+    carried, else ``default``."""
+    if given is not None:
+        return given
+    return float(carried or default)
+
+
 def _frames_a_card(boxes: FloatArray, indices: FloatArray) -> npt.NDArray[np.bool_]:
     """Which ``boxes`` hold corner ``indices`` in two opposite quarters: an ordinary card seen
     whole (its two printed corners), never a picture joker, which has no index (an ace of
@@ -490,15 +498,9 @@ class CardDetector:
         self.reads_native = not isinstance(h, int) and not isinstance(w, int)
         self.dynamic_batch = not isinstance(shape[0], int)
         self.names = read_metadata_names(meta) or CLASS_NAMES
-        own_bar = meta.get(JOKER_CONF_KEY)
-        self.joker_bar = (
-            self.joker_conf if self.joker_conf is not None else float(own_bar or self.conf)
-        )
-        own_size = meta.get(JOKER_SIZE_KEY)
-        self.joker_size = (
-            self.joker_size_ratio
-            if self.joker_size_ratio is not None
-            else float(own_size or JOKER_SIZE_RATIO)
+        self.joker_bar = _pair_setting(self.joker_conf, meta.get(JOKER_CONF_KEY), self.conf)
+        self.joker_size = _pair_setting(
+            self.joker_size_ratio, meta.get(JOKER_SIZE_KEY), JOKER_SIZE_RATIO
         )
         out_shape = self.session.get_outputs()[0].shape
         classes_out = out_shape[1] if len(out_shape) == 3 else None

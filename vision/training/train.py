@@ -293,7 +293,7 @@ def set_joker_conf(model: Path, bar: float) -> Path:
 
     if not 0.0 < bar <= 1.0:
         raise ValueError(f"a joker bar is a confidence in (0, 1], not {bar}")
-    return _set_metadata(model, JOKER_CONF_KEY, bar)
+    return _set_metadata(model, {JOKER_CONF_KEY: bar})
 
 
 def set_joker_size(model: Path, ratio: float) -> Path:
@@ -305,7 +305,7 @@ def set_joker_size(model: Path, ratio: float) -> Path:
 
     if not 1.0 <= ratio <= 8.0:
         raise ValueError(f"a picture joker's size ratio is 1 to 8 index sides, not {ratio}")
-    return _set_metadata(model, JOKER_SIZE_KEY, ratio)
+    return _set_metadata(model, {JOKER_SIZE_KEY: ratio})
 
 
 def carry_pair_settings(source: Path, target: Path) -> Path:
@@ -316,20 +316,21 @@ def carry_pair_settings(source: Path, target: Path) -> Path:
     from vision.detector import JOKER_CONF_KEY, JOKER_SIZE_KEY
 
     carried = {p.key: p.value for p in onnx.load(str(source)).metadata_props}
-    for key in (JOKER_CONF_KEY, JOKER_SIZE_KEY):
-        if key in carried:
-            _set_metadata(target, key, float(carried[key]))
-    return target
+    settings = {k: float(carried[k]) for k in (JOKER_CONF_KEY, JOKER_SIZE_KEY) if k in carried}
+    return _set_metadata(target, settings) if settings else target
 
 
-def _set_metadata(model: Path, key: str, value: float) -> Path:
+def _set_metadata(model: Path, values: dict[str, float]) -> Path:
+    """Write ``values`` into the ONNX ``model``'s metadata (each key replaced, not added), in
+    one load and one atomic save."""
     import onnx
 
     proto = onnx.load(str(model))
-    kept = [p for p in proto.metadata_props if p.key != key]
+    kept = [p for p in proto.metadata_props if p.key not in values]
     del proto.metadata_props[:]
     proto.metadata_props.extend(kept)
-    proto.metadata_props.add(key=key, value=repr(float(value)))
+    for key, value in values.items():
+        proto.metadata_props.add(key=key, value=repr(float(value)))
     tmp = model.with_suffix(".onnx.tmp")
     onnx.save(proto, str(tmp))
     tmp.replace(model)
