@@ -39,6 +39,7 @@ from vision.onnx_model import (
 DEFAULT_MODEL = REPO_ROOT / "models" / "card_detector.onnx"
 CONF = 0.5  # a read's confidence threshold (see ``CardDetector.conf``)
 PAD_VALUE = 114
+MAX_TILES = 4  # the most tiles an automatic tiling of a big frame uses
 TILE_OVERLAP = 0.2  # fraction of a tile shared with its neighbour (≥ 15% by design)
 SINGLE_PASS_FACTOR = 1.6  # short side ≤ 1.6 × model size → one letterboxed pass
 JOKER_SIZE_RATIO = 2.0  # a whole picture joker's box side ÷ a corner index's (≈ 4 on a card)
@@ -366,7 +367,11 @@ def _starts(length: int, side: int, count: int) -> list[int]:
 
 
 def plan_tiles(
-    width: int, height: int, model_size: int, max_tiles: int = 4, overlap: float = TILE_OVERLAP
+    width: int,
+    height: int,
+    model_size: int,
+    max_tiles: int = MAX_TILES,
+    overlap: float = TILE_OVERLAP,
 ) -> list[Tile]:
     """Overlapping square tiles covering the image, as fine as ``max_tiles`` allows.
 
@@ -428,7 +433,7 @@ class CardDetector:
     at 0.5 (reads of 0.25–0.5 were mostly parts of a picture joker read as an index, and a second
     box of one index read as another card); the still-image evals use 0.5 too."""
     iou: float = 0.5
-    max_tiles: int = 4
+    max_tiles: int = MAX_TILES
     calibration: Calibration | None = None
     classifier_path: Path | str | None = "auto"
     loc_conf: float = 0.3

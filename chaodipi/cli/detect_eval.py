@@ -21,6 +21,7 @@ from vision.detector import (
     DEFAULT_MODEL,
     JOKER_LOC_CONF,
     JOKER_SIZE_RATIO,
+    MAX_TILES,
     Calibration,
     CardDetector,
 )
@@ -58,6 +59,9 @@ def _write_image(path: Path, image: np.ndarray) -> None:
 
 
 def _detector(args: argparse.Namespace) -> CardDetector:
+    tiles = getattr(args, "tiles", None)
+    if tiles is not None and tiles < 1:
+        raise ValueError(f"--tiles must be 1 or more (got {tiles}): e.g. --tiles 1")
     return CardDetector(
         Path(args.model) if args.model else DEFAULT_MODEL,
         threads=args.threads,
@@ -66,6 +70,7 @@ def _detector(args: argparse.Namespace) -> CardDetector:
         joker_loc_conf=getattr(args, "joker_loc_conf", JOKER_LOC_CONF),
         joker_size_ratio=getattr(args, "joker_size_ratio", None),
         classifier_path=_classifier_choice(getattr(args, "classifier", "auto")),
+        max_tiles=tiles or MAX_TILES,
     )
 
 
@@ -219,6 +224,15 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="machine-readable output")
 
 
+def _tiles(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--tiles",
+        type=int,
+        help="1 = one letterboxed pass at any image size (as the table reads its zone views), "
+        "N = up to N overlapping tiles (default: automatic by image size)",
+    )
+
+
 def add_detect_parser(sub: Any) -> argparse.ArgumentParser:
     """Add ``detect IMAGE`` to an argparse subparsers object; sets ``func=cmd_detect``."""
     p: argparse.ArgumentParser = sub.add_parser(
@@ -227,11 +241,7 @@ def add_detect_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("image", help="a JPG/PNG image")
     _common(p)
     p.add_argument("--draw", metavar="OUT.png", help="write the image with boxes and labels")
-    p.add_argument(
-        "--tiles",
-        type=int,
-        help="1 = one pass, N = up to N overlapping tiles (default: automatic by image size)",
-    )
+    _tiles(p)
     p.set_defaults(func=cmd_detect)
     return p
 
@@ -247,6 +257,7 @@ def add_eval_parser(sub: Any) -> argparse.ArgumentParser:
         "--mistakes", metavar="DIR", help="where to draw imperfect images (out/eval_mistakes/NAME)"
     )
     p.add_argument("--no-mistakes", action="store_true", help="draw nothing")
+    _tiles(p)
     p.add_argument(
         "--calibrate",
         action="store_true",

@@ -19,7 +19,7 @@ from chaodipi.cli.detect_eval import (
     cmd_eval,
 )
 from vision.classes import CLASS_ID, CLASS_NAMES
-from vision.detector import Detection
+from vision.detector import Detection, Tile
 from vision.onnx_model import ModelError
 from vision.training.evaluate import DatasetError, evaluate, load_class_names
 
@@ -263,6 +263,22 @@ def test_eval_command_sets_how_big_a_weak_box_must_be_to_be_a_picture_joker(
     assert _detector(_parse(["eval", dataset])).joker_size == carried
     args = _parse(["eval", dataset, "--joker-size-ratio", "2.5"])
     assert _detector(args).joker_size == 2.5
+
+
+def test_eval_tiles_1_reads_a_big_image_in_one_letterboxed_pass_as_the_table_does(
+    tmp_path: Path,
+) -> None:
+    """A still drawn at twice the zone view's scale, localised in one pass, gives the localiser
+    the table's card size and the classifier the camera's finer pixels."""
+    from chaodipi.cli.detect_eval import _detector
+
+    dataset = str(make_dataset(tmp_path / "ds"))
+    automatic = _detector(_parse(["eval", dataset]))
+    assert len(automatic.plan(1280, 1280)) > 1
+    one_pass = _detector(_parse(["eval", dataset, "--tiles", "1"]))
+    assert one_pass.plan(1280, 1280) == [Tile(0, 0, 1280, 1280)]
+    with pytest.raises(ValueError, match="--tiles must be 1 or more"):
+        _detector(_parse(["eval", dataset, "--tiles", "0"]))
 
 
 def test_eval_command_prints_summary_and_json(
