@@ -33,6 +33,7 @@ from chaodipi.table.pipeline import PI_SLOWDOWN, TablePipeline, budget_text, con
 from engine.simulate import simulate_hand
 from vision.detector import DEFAULT_MODEL, CardDetector
 from vision.synth.render import CAMERA_SIZE_TEXT, parse_size, render_hand
+from vision.zone_reads import PX_PER_CM
 
 
 def render_clip(out: Path, size: tuple[int, int], fps: float, tricks: int) -> Path:
@@ -51,7 +52,7 @@ def main() -> int:
     ap.add_argument("--fps", type=float, default=10.0, help="frame rate of a rendered clip")
     ap.add_argument("--tricks", type=int, default=3, help="tricks in a rendered clip")
     ap.add_argument("--decision-fps", type=float, default=4.0)
-    ap.add_argument("--px-per-cm", type=float, default=10.0)
+    ap.add_argument("--px-per-cm", type=float, default=PX_PER_CM)
     ap.add_argument(
         "--reference",
         action="store_true",

@@ -474,10 +474,10 @@ SHRINK_FROM = 2.0
 """Source pixels a view pixel from which :func:`warp_view` area-halves the source first (the
 halved source still has a pixel a view pixel, so nothing is upsampled). A warp samples
 (bilinear: four source pixels a view pixel); from the full sensor (25–28 px a cm over the table)
-into a 10 px a cm zone view it would skip most pixels, so the view would keep every pixel's
+into a 12 px a cm zone view it would skip most pixels, so the view would keep every pixel's
 noise and alias thin lines (a line-art joker's strokes, which the fan-strip reader looks for).
-Halved, the source has the binned mode's scale and noise. The binned mode's 10 px a cm views
-(1.3 source px a view px) are warped as before. (The zone reader's change-test thumbnails do
+Halved, the source has the binned mode's scale and noise. The binned mode's 12 px a cm views
+(1.1 source px a view px) are warped as before. (The zone reader's change-test thumbnails do
 their own averaging and skip this: taken of every zone on every decision frame, they cost 8 ms
 a decision here at full resolution through it, `bench/pipeline_bench.py`.)"""
 

@@ -12,7 +12,7 @@ upside-down 6 from a 9), resampled to :data:`CROP_SIZE` pixels with the border r
 The classifier's training data (:mod:`vision.synth.crop_data`) cuts the same crops.
 
 A :class:`ReadingSource` lets the crop come from another, finer image than the one the boxes
-were found in: the table pipeline localises on its top-down decision frame (10 px a cm) and
+were found in: the table pipeline localises on its top-down decision frame (12 px a cm) and
 reads each index straight from the camera frame through the calibration's homography
 (:func:`crop_mapped`), so a camera that resolves the table finer than the decision frame gives
 the classifier its full resolution without warping the whole table at it.

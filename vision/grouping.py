@@ -11,7 +11,7 @@ joined across the card, about 35° off that side — never along it, as the colu
 tight fan of cards shows. Near-duplicate boxes (the same corner seen twice) are folded into
 one, and so are two boxes of one corner read as two identities (the surer read stands). At
 most two copies of an identity exist; a reading with more is merged down to two and flagged
-``ambiguous``. When the image's scale is known (the pipeline's zone views, 10 px a cm) the
+``ambiguous``. When the image's scale is known (the pipeline's zone views, 12 px a cm) the
 distance is judged in cm instead (``CORNER_CM``): index sizes differ between decks by half — the
 held-out deck's 2 cm index put a fan's neighbour 11.5 cm away, farther than a card's diagonal,
 at the "best" 5.5 index sizes — while a card's size hardly differs. A four-index deck's card

@@ -3,10 +3,11 @@
 This module owns *where and when* the detector looks on a decision frame when it can look at
 an image at its own scale (``CardDetector.reads_native``). The localiser must see a fanned
 card's 1.3 cm strip of index at about 10 px a cm to box it (``bench/fan_scale.py`` on three
-rendered hands, plays exactly right from one still frame before each sweep: 78 % at 6.4 px a cm,
-88 % at 8, 95 % at 10, 94 % at 12), and the whole 80 × 80 cm reading region at 10 px a cm costs
-about three times the decision budget. But a zone only changes when a card lands in it or the
-trick is swept, so:
+rendered hands of the held-out design in the binned mode, plays exactly right from one still
+frame before each sweep: 78 % at 6.4 px a cm, 88 % at 8, 95 % at 10, 94 % at 12; the zones are
+read at 12, :data:`PX_PER_CM`, where the validation decks' hands read more), and the whole
+80 × 80 cm reading region at 10 px a cm costs about three times the decision budget. But a zone
+only changes when a card lands in it or the trick is swept, so:
 
 * every zone (the four seats' play areas and the centre) has a rectangle: its bounds grown by
   ``margin_cm`` (:data:`vision.zones.READING_MARGIN_CM`), clipped to the table;
@@ -120,7 +121,11 @@ from vision.zones import (
 )
 
 ZONE_NAMES: tuple[str, ...] = (*SEATS, CENTRE)
-PX_PER_CM = 10.0
+PX_PER_CM = 12.0
+"""How finely a zone is warped for the localiser (pixels a cm of table). Rendered hands of the
+validation decks at the full sensor (``chaodipi replay-eval``, the same footage read at each
+scale; models/README.md): 12 read plays the 10 of earlier versions missed (a joker pair read once,
+cards in a fan unboxed) and asserted nothing more; the localiser costs ≈ 1.4 × as much a pass."""
 THUMB_PX_PER_CM = 3.0
 CHANGE_THRESHOLD = 25  # grey levels
 MIN_CHANGED_CM2 = 1.0  # a fanned card's new strip is ≥ 1.3 × 8 cm

@@ -45,6 +45,7 @@ from engine.cards import SEATS
 from engine.report import render_text
 from vision.enrolment.deck_model import DECK_HELP, detector_for
 from vision.events import read_events
+from vision.zone_reads import PX_PER_CM
 
 VIDEO_SUFFIXES = frozenset({".avi", ".mp4", ".mkv", ".mov"})
 
@@ -365,7 +366,10 @@ def add_pipeline_options(p: argparse.ArgumentParser, deck_help: str = DECK_HELP)
         "--decision-fps", type=float, default=4.0, help="decision frames a second (default 4)"
     )
     p.add_argument(
-        "--px-per-cm", type=float, default=10.0, help="top-down table resolution (default 10)"
+        "--px-per-cm",
+        type=float,
+        default=PX_PER_CM,
+        help=f"top-down table resolution (default {PX_PER_CM:g})",
     )
     p.add_argument("--threads", type=int, default=1, help="detector threads (default 1)")
     p.add_argument(

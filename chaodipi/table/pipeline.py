@@ -13,10 +13,11 @@ This module owns the wiring of one table's vision into the engine, frame by fram
 3. *decision frames*, at most ``decision_fps`` a second. With a detector that looks at an
    image at its own scale (``reads_native``: the exported ONNX takes any input size) the zones
    are read one by one (``vision.zone_reads.ZoneReader``, ``zone_reads=None`` chooses): each
-   zone's rectangle is warped top-down at ``px_per_cm`` (10: the localiser needs about that to
-   box a fanned card's 1.3 cm strip; the whole reading region in one letterboxed pass gave it
-   6.4) and localised in one pass, each index read from the camera frame itself through the
-   calibration's homography, and only zones whose thumbnail changed since their last read
+   zone's rectangle is warped top-down at ``px_per_cm`` (:data:`vision.zone_reads.PX_PER_CM`,
+   12: the localiser needs about 10 to box a fanned card's 1.3 cm strip, and reads unseen decks
+   better at 12; the whole reading region in one letterboxed pass gave it 6.4) and localised
+   in one pass, each index read from the camera frame itself through the calibration's
+   homography, and only zones whose thumbnail changed since their last read
    cost a pass (at most ``max_zone_reads`` a frame; the rest, and zones a hand covers, count as
    not seen this frame). With any other detector (test fakes) the part of the table the zones
    cover (``Zones.reading_region_cm``: 80 × 80 cm of the default 90 cm table) is warped
@@ -93,7 +94,7 @@ from vision.grouping import BoxLike, CardSighting, group_cards
 from vision.motion import MOVING_FRACTION, OCCLUDED_FRACTION, MotionGate, MotionState
 from vision.table_geometry import Calibration
 from vision.tracking import KITTY_ZONE, ExposedCardWatcher, PlayTracker
-from vision.zone_reads import MAX_READS, UNSURE_READ, NativeDetector, ZoneReader
+from vision.zone_reads import MAX_READS, PX_PER_CM, UNSURE_READ, NativeDetector, ZoneReader
 from vision.zones import OUTSIDE, Zones
 
 STAGES: tuple[str, ...] = ("motion", "warp", "detect", "zones", "track")
@@ -322,7 +323,7 @@ class TablePipeline:
         detector: Detector,
         *,
         decision_fps: float = 4.0,
-        px_per_cm: float = 10.0,
+        px_per_cm: float = PX_PER_CM,
         rules: str | None = None,
         contract: Mapping[str, Any] | None = None,
         event_log: str | Path | None = None,

@@ -25,12 +25,12 @@ from device.source import Frame
 from tests.builders import top_down_config
 from tests.square_detector import square_detector
 from vision.detector import Detection
+from vision.zone_reads import PX_PER_CM  # the pipeline's zone views
 from vision.zones import Zones
 
 REPO = Path(__file__).resolve().parents[2]
 MODEL = REPO / "models" / "card_detector.onnx"
 SIZE = 360  # frame side in px: 4 px a cm on the 90 cm table
-PX_PER_CM = 10.0
 CONTRACT = {
     "rules": "XX",
     "levels": {"NS": "5", "EW": "5"},

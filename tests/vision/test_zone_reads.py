@@ -3,7 +3,7 @@
 Real pixels and the real warps, change tests and grouping; the detector's inference is the
 white-square stand-in (``tests.square_detector``), so each test can count the passes it costs.
 The table is a 360 px frame that *is* the 90 cm table seen from above (4 px a cm); zone views
-are 10 px a cm.
+are ``VIEW_PX_PER_CM`` (10) px a cm, the stand-ins' sizes drawn for that scale.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from vision.zone_reads import UNSURE_READ, ZONE_NAMES, ZoneReader, one_joker_eac
 from vision.zones import Zones
 
 SIZE = 360
+VIEW_PX_PER_CM = 10.0
 CONFIG = top_down_config(SIZE)
 ZONES = Zones.from_config(CONFIG.table, CONFIG.zones)
 assert CONFIG.calibration is not None
@@ -54,7 +55,9 @@ class WholeCardReads:
 
 def reader(max_reads: int = 5, whole: WholeCardReads | None = None) -> tuple[ZoneReader, list[int]]:
     det, model = square_detector(native=True)
-    return ZoneReader(det, ZONES, max_reads=max_reads, whole_card_reader=whole), model.batches
+    return ZoneReader(
+        det, ZONES, px_per_cm=VIEW_PX_PER_CM, max_reads=max_reads, whole_card_reader=whole
+    ), model.batches
 
 
 def seen(reads_cards: dict[str, list]) -> dict[str, list[str]]:  # type: ignore[type-arg]
@@ -239,7 +242,9 @@ def test_a_lone_blob_with_an_index_on_it_is_a_joker_only_when_two_corners_read_o
         ((("SJ", 0.75), ("none", 0.8), ("none", 0.8), ("none", 0.8)), {}),
     ):
         whole = WholeCardReads(("SJ", 0.5), *corners)
-        zr = ZoneReader(AnUnreadIndex(), ZONES, max_reads=5, whole_card_reader=whole)
+        zr = ZoneReader(
+            AnUnreadIndex(), ZONES, px_per_cm=VIEW_PX_PER_CM, max_reads=5, whole_card_reader=whole
+        )
         settled(zr)
         assert seen(zr.read(picture_card(table(), *S_PLAY), CALIBRATION, 0.5).cards) == expected
 
@@ -263,7 +268,7 @@ def test_a_joker_read_whole_and_the_part_of_it_the_localiser_boxed_are_one_joker
     whole as well: one joker, not two."""
     joker = WholeCardReads(("SJ", 0.99))
     det, _ = square_detector(native=True, names_by_side={10: "SJ"})
-    zr = ZoneReader(det, ZONES, max_reads=5, whole_card_reader=joker)
+    zr = ZoneReader(det, ZONES, px_per_cm=VIEW_PX_PER_CM, max_reads=5, whole_card_reader=joker)
     settled(zr)
     image = table()
     image[269:291, 166:196] = 200  # a 7.5 × 5.5 cm picture joker lying across S's play area
@@ -302,7 +307,7 @@ def test_a_card_lying_in_another_zone_counts_for_that_zone_only() -> None:
 def test_a_read_budget_below_one_is_refused() -> None:
     det, _ = square_detector(native=True)
     with pytest.raises(ValueError, match="max_reads"):
-        ZoneReader(det, ZONES, max_reads=0)
+        ZoneReader(det, ZONES, px_per_cm=VIEW_PX_PER_CM, max_reads=0)
 
 
 def test_a_joker_boxed_by_halves_is_one_joker_but_a_fanned_pair_stays_two() -> None:
@@ -374,7 +379,7 @@ def test_a_court_card_read_in_doubt_on_a_jokers_paper_is_a_part_of_a_picture() -
     """A box read JD in doubt whose runner-up is a court card of another rank (QD) is not an
     index (a court card's index is read surely, at least its rank): on the paper of a fan
     that holds a sure joker it is dropped, and the fan's strip is left to the strip reader."""
-    zr = ZoneReader(DoubtfulIndices("JD", maybe="QD"), ZONES, max_reads=5)
+    zr = ZoneReader(DoubtfulIndices("JD", maybe="QD"), ZONES, px_per_cm=VIEW_PX_PER_CM, max_reads=5)
     settled(zr)
     assert seen(zr.read(fan_of_a_joker(table()), CALIBRATION, 0.5).cards) == {"S": ["BJ"]}
 
@@ -384,11 +389,11 @@ def test_a_card_read_in_doubt_beside_a_joker_is_kept_when_it_may_be_an_index() -
     are indices, kept (the play names them unsure). Away from any joker's paper a JD maybe QD
     is kept too."""
     for read, maybe in (("QD", "10D"), ("QS", "QC")):
-        zr = ZoneReader(DoubtfulIndices(read, maybe), ZONES, max_reads=5)
+        zr = ZoneReader(DoubtfulIndices(read, maybe), ZONES, px_per_cm=VIEW_PX_PER_CM, max_reads=5)
         settled(zr)
         cards = seen(zr.read(fan_of_a_joker(table()), CALIBRATION, 0.5).cards)
         assert sorted(cards["S"]) == sorted(["BJ", read])
-    zr = ZoneReader(DoubtfulIndices("JD", maybe="QD"), ZONES, max_reads=5)
+    zr = ZoneReader(DoubtfulIndices("JD", maybe="QD"), ZONES, px_per_cm=VIEW_PX_PER_CM, max_reads=5)
     settled(zr)
     image = fan_of_a_joker(table(), part_on_the_paper=False)
     image[250:254, 120:124] = 255  # a 1 cm index of a card of its own, at (30.5, 63) cm
