@@ -16,7 +16,9 @@ the **classifier** for the rest; ``localiser_share=0`` keeps the bundled localis
    court art); the localiser's scenes in the same designs at
    320 px, half at the table camera's card scale (:func:`vision.synth.scenes.synthesize`,
    ``.adapt/scenes``); and held-out stills of the deck alone at the table camera's card scale
-   (:data:`STILLS_SMALL_CARDS`; ``split="test"``, another seed).
+   and resolution (:data:`STILLS_SMALL_CARDS`, :data:`STILL_SIZE` px localised in one pass:
+   the localiser sees a card as in a zone view, the classifier reads each index at the full
+   sensor's pixels a cm; ``split="test"``, another seed).
    Each part is made once: its recipe (counts, sizes, seed, a digest of the deck's faces) is
    written beside it when it is complete, and a later run with the same recipe reuses it.
 2. **Training**: the localiser continues from ``models/baseline/localiser.pt`` at lr0
@@ -88,6 +90,11 @@ STILLS_SMALL_CARDS = 1.0
 """Share of the held-out stills at the table camera's card scale: all of them. The pairs are
 judged where the table reads them (a close-up reads more surely than a card across the table),
 and the model card's bar for an adapted deck is at that scale."""
+STILL_SIZE = 1280
+"""The held-out stills' side: at :data:`STILLS_SMALL_CARDS` a card is 192–320 px tall, 77–128 px
+in the localiser's one 512 px pass (a 12 px a cm zone view: 106) and 22–36 px a cm where the
+classifier reads it (the full sensor: 25–28). At 640 px every index was read at about the
+binned mode's resolution, half the table's."""
 LOCALISER_EXPORT_SIZE = 512
 """The size the bundled localiser is exported at (its metadata ``imgsz``)."""
 DECK_WEIGHT = 3
@@ -253,11 +260,12 @@ def _score(
     key = {
         "pair": _pair_digest(detector),
         "stills": dict(stills_recipe),
+        "localised": "one pass",
     }
     cached = _read_json(cache)
     if isinstance(cached, dict) and cached.get("key") == key:
         return PairScore(**cached["score"])
-    result = evaluate(stills, CardDetector(detector, threads=threads))
+    result = evaluate(stills, CardDetector(detector, threads=threads, max_tiles=1))
     score = PairScore(
         precision=result.identity_precision,
         recall=result.identity_recall,
@@ -321,7 +329,7 @@ def adapt_deck(
     localiser_share: float = LOCALISER_SHARE,
     localiser_scenes: int | None = None,
     stills: int = 100,
-    still_size: int = 640,
+    still_size: int = STILL_SIZE,
     batch: int = 128,
     threads: int | None = None,
     bundled: Path = DEFAULT_MODEL_PATH,
