@@ -95,6 +95,8 @@ STILL_SIZE = 1280
 in the localiser's one 512 px pass (a 12 px a cm zone view: 106) and 22–36 px a cm where the
 classifier reads it (the full sensor: 25–28). At 640 px every index was read at about the
 binned mode's resolution, half the table's."""
+STILL_TILES = 1
+"""The held-out stills are localised in one letterboxed pass, as the table localises a zone."""
 LOCALISER_EXPORT_SIZE = 512
 """The size the bundled localiser is exported at (its metadata ``imgsz``)."""
 DECK_WEIGHT = 3
@@ -260,12 +262,12 @@ def _score(
     key = {
         "pair": _pair_digest(detector),
         "stills": dict(stills_recipe),
-        "localised": "one pass",
+        "tiles": STILL_TILES,
     }
     cached = _read_json(cache)
     if isinstance(cached, dict) and cached.get("key") == key:
         return PairScore(**cached["score"])
-    result = evaluate(stills, CardDetector(detector, threads=threads, max_tiles=1))
+    result = evaluate(stills, CardDetector(detector, threads=threads, max_tiles=STILL_TILES))
     score = PairScore(
         precision=result.identity_precision,
         recall=result.identity_recall,
