@@ -19,7 +19,7 @@ from pathlib import Path
 from chaodipi.cli.calibrate import grab_frame
 from chaodipi.cli.detect_eval import read_image
 from chaodipi.config import load_config
-from vision.enrolment.adapt import LOCALISER_SHARE, adapt_deck
+from vision.enrolment.adapt import BEATS, LOCALISER_SHARE, adapt_deck
 from vision.enrolment.capture import PARTIAL, capture_deck
 from vision.enrolment.mat import DEFAULT_DPI, HALF_COUNT, SLOT_COUNT, EnrolmentError, write_mat
 from vision.table_geometry import TableGeometry
@@ -167,7 +167,7 @@ def cmd_adapt(args: argparse.Namespace) -> int:
         print(f"wrote {result.model}: run, replay, replay-eval and demo read it with --deck")
     else:
         print(
-            "kept the bundled pair: the adapted one does not beat it (higher recall at no "
-            f"lower precision), so no model folder was written to {args.deck}"
+            f"kept the bundled pair: the adapted one does not beat it ({BEATS}), so no model "
+            f"folder was written to {args.deck}"
         )
     return 0

@@ -213,7 +213,7 @@ def test_adapt_refuses_bad_input_in_one_line_with_exit_2(
     assert not (deck / ".adapt").exists() and not (deck / "model").exists()
 
 
-def test_the_candidate_beats_the_bundled_pair_only_with_more_recall_and_no_less_precision() -> None:
+def test_the_candidate_beats_the_bundled_pair_only_with_more_recall_and_as_much_precision() -> None:
     def score(precision: float | None, recall: float | None) -> PairScore:
         return PairScore(precision, recall, None, 100)
 
@@ -221,7 +221,8 @@ def test_the_candidate_beats_the_bundled_pair_only_with_more_recall_and_no_less_
     assert beats(score(0.95, 0.91), bundled)
     assert beats(score(0.99, 0.95), bundled)
     assert not beats(score(0.95, 0.90), bundled)  # as good is not better
-    assert not beats(score(0.94, 0.99), bundled)  # recall bought with precision
+    assert beats(score(0.946, 0.95), bundled)  # a false read or two: the stills' noise
+    assert not beats(score(0.944, 0.99), bundled)  # recall bought with precision
     assert not beats(score(None, None), bundled)
 
 
