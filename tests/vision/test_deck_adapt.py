@@ -24,8 +24,9 @@ import pytest
 from chaodipi.cli.main import build_parser, main
 from chaodipi.demo.clip import CLIP
 from tests.tiny_models import tiny_classifier, tiny_localiser
-from vision.detector import DEFAULT_MODEL
+from vision.detector import DEFAULT_MODEL, CardDetector
 from vision.enrolment.adapt import (
+    ANY_SIZE,
     AdaptError,
     AdaptResult,
     PairScore,
@@ -341,7 +342,15 @@ def test_adapt_end_to_end_on_a_tiny_budget_then_a_second_run_reuses_its_work(
     crops = sorted((work / "crops" / "train").rglob("*.png"))
     assert crops
     # Both pairs are judged where the table reads: every held-out card at the camera's scale.
-    assert json.loads((work / "stills" / "recipe.json").read_text())["small_cards"] == 1.0
+    held_out = json.loads((work / "stills" / "recipe.json").read_text())
+    assert held_out["small_cards"] == 1.0
+    # The joker size is chosen on stills of their kind, never on the held-out ones.
+    tuning = json.loads((work / "tuning" / "recipe.json").read_text())
+    assert tuning == dict(held_out, seed=held_out["seed"] + 3)
+    carried = CardDetector(work / "candidate" / "card_detector.onnx").joker_size
+    assert carried in (ANY_SIZE, CardDetector(DEFAULT_MODEL).joker_size)
+    if first.model is not None:
+        assert report["joker_size_ratio"] == carried
     stamps = [p.stat().st_mtime_ns for p in crops]
 
     said.clear()
@@ -350,6 +359,7 @@ def test_adapt_end_to_end_on_a_tiny_budget_then_a_second_run_reuses_its_work(
         "train crops",
         "val crops",
         "stills",
+        "tuning stills",
         "scenes",
         "localiser training",
         "classifier training",

@@ -164,6 +164,8 @@ def test_a_pair_carries_its_picture_joker_size_and_an_explicit_one_overrides_it(
     assert CardDetector(model, joker_size_ratio=2.5).joker_size == 2.5
     with pytest.raises(ValueError, match="size ratio"):
         set_joker_size(model, 0.5)
+    set_joker_size(model, 0.0)
+    assert CardDetector(model).joker_size == 0.0, "0: a weak box of any size"
 
 
 def test_a_pair_made_from_another_carries_its_joker_settings(tmp_path: Path) -> None:

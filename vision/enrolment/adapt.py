@@ -33,10 +33,16 @@ the **classifier** for the rest; ``localiser_share=0`` keeps the bundled localis
    of the bundled ``card_detector.onnx``) and the new classifier exported and averaged with
    itself read half-turned, exactly like the bundled ``card_classifier.onnx``
    (:func:`vision.training.train.export_onnx`, :func:`~vision.training.train.average_onnx`).
-4. **Scores**: the candidate and the bundled pair on the held-out stills, identity precision /
+4. **Joker size**: the candidate reads a weakly localised box as a joker (at
+   :data:`vision.detector.JOKER_READ_CONF`) only when it is whole-card sized, as the bundled
+   pair does (the ratio it carries), or at any size (:data:`ANY_SIZE`: a deck's star-marked
+   jokers, whose small marks its localiser scores under its threshold) — whichever
+   :func:`beats` the other on *tuning stills*, another 100 of the held-out stills' kind
+   (``.adapt/tuning``, seed ``seed + 5``), never on the held-out stills themselves.
+5. **Scores**: the candidate and the bundled pair on the held-out stills, identity precision /
    recall (:func:`vision.training.evaluate.evaluate`; a pair's score is cached by its files'
    digest).
-5. **Decision**: the candidate *beats* the bundled pair when its identity recall is strictly
+6. **Decision**: the candidate *beats* the bundled pair when its identity recall is strictly
    higher and its identity precision no lower than the bundled pair's less
    :data:`PRECISION_SLACK` (:func:`beats`). Only then is ``DECK/model/``
    written (the pair and ``report.json``: both scores, minutes, seed, date), replacing any
@@ -98,6 +104,12 @@ classifier reads it (the full sensor: 25–28). At 640 px every index was read a
 binned mode's resolution, half the table's."""
 STILL_TILES = 1
 """The held-out stills are localised in one letterboxed pass, as the table localises a zone."""
+ANY_SIZE = 0.0
+"""The joker size ratio (:func:`vision.training.train.set_joker_size`) that reads a weakly
+localised box of any size as a joker: orell's ringed stars, 19–30 px in a 1280 px still, are
+smaller than its indices (a ratio of 1 reads none of them)."""
+TUNING_SEED_OFFSET = 3
+"""The tuning stills' seed: the held-out stills' seed + this (``seed + 5``)."""
 LOCALISER_EXPORT_SIZE = 512
 """The size the bundled localiser is exported at (its metadata ``imgsz``)."""
 DECK_WEIGHT = 3
@@ -265,10 +277,16 @@ def training_state(run_dir: Path, recipe_file: Path, recipe: Mapping[str, Any]) 
 
 
 def _score(
-    detector: Path, stills: Path, cache: Path, threads: int, stills_recipe: Mapping[str, Any]
+    detector: Path,
+    stills: Path,
+    cache: Path,
+    threads: int,
+    stills_recipe: Mapping[str, Any],
+    joker_size: float | None = None,
 ) -> PairScore:
     """The pair whose localiser is ``detector`` (classifier beside it) on ``stills``, cached in
-    ``cache`` by the pair's digest and the stills' recipe."""
+    ``cache`` by the pair's digest and the stills' recipe; ``joker_size`` overrides the joker
+    size ratio the pair carries."""
     from vision.detector import CardDetector
     from vision.training.evaluate import evaluate
 
@@ -276,11 +294,15 @@ def _score(
         "pair": _pair_digest(detector),
         "stills": dict(stills_recipe),
         "tiles": STILL_TILES,
+        "joker_size": joker_size,
     }
     cached = _read_json(cache)
     if isinstance(cached, dict) and cached.get("key") == key:
         return PairScore(**cached["score"])
-    result = evaluate(stills, CardDetector(detector, threads=threads, max_tiles=STILL_TILES))
+    reader = CardDetector(
+        detector, threads=threads, max_tiles=STILL_TILES, joker_size_ratio=joker_size
+    )
+    result = evaluate(stills, reader)
     score = PairScore(
         precision=result.identity_precision,
         recall=result.identity_recall,
@@ -357,8 +379,8 @@ def adapt_deck(
     docstring).
 
     ``seed`` seeds the data (training crops ``seed``, validation crops ``seed + 1``, held-out
-    stills ``seed + 2``, the localiser's scenes ``seed + 3`` and ``seed + 4``); ``workers``
-    processes cut the crops; ``scenes`` training scenes for the classifier's crops (default
+    stills ``seed + 2``, the localiser's scenes ``seed + 3`` and ``seed + 4``, the tuning stills
+    ``seed + 5``); ``workers`` processes cut the crops; ``scenes`` training scenes for the classifier's crops (default
     :func:`default_scenes` of its minutes) and ``val_scenes`` validation ones (default a tenth,
     at least 10), drawn at ``crop_sizes`` px; ``localiser_share`` of the minutes trains the
     localiser (0: the bundled one stays) on ``localiser_scenes`` scenes (default
@@ -440,6 +462,8 @@ def adapt_deck(
         }
         weights, run = _train(work, "classifier", train_recipe, baseline, threads, say, reused)
         candidate = _candidate(work, weights, localiser_weights, bundled, say, reused)
+        tuning_recipe = dict(stills_recipe, seed=seed + 2 + TUNING_SEED_OFFSET)
+        joker_size = _choose_joker_size(candidate, work, info, tuning_recipe, threads, say, reused)
         say("scoring the bundled pair and the candidate on the held-out stills")
         stills_dir = work / "stills"
         bundled_score = _score(
@@ -486,6 +510,7 @@ def adapt_deck(
                     "seconds": train_seconds,
                 },
                 "localiser": localiser,
+                "joker_size_ratio": joker_size,
             }
             written = _write_model(deck, candidate.parent, report)
     return AdaptResult(
@@ -521,7 +546,6 @@ def _make_data(
     of the pair ``mine_with`` cut as ``none``) and the held-out stills (``work/stills``, a
     YOLO dataset), each made once for its recipe."""
     from vision.synth.crop_data import synthesize_crops
-    from vision.synth.scenes import synthesize
 
     design = str(info.folder.resolve())
     designs = training_designs(design)
@@ -544,25 +568,77 @@ def _make_data(
         what = f"{split} crops from {recipe['scenes']} scenes of {info.name} and procedural decks"
         if made_once(data / split, recipe, make_crops, what, say):
             reused.append(f"{split} crops")
-    stills_dir = work / "stills"
-    n, size = int(stills_recipe["stills"]), int(stills_recipe["imgsz"])
+    if _make_stills(work / "stills", info, stills_recipe, "held-out stills", say):
+        reused.append("stills")
+
+
+def _make_stills(
+    folder: Path,
+    info: DeckInfo,
+    recipe: Mapping[str, Any],
+    what: str,
+    say: Callable[[str], None],
+) -> bool:
+    """Renders of the deck alone (``recipe``: count, seed, size, shares) in ``folder``, a YOLO
+    dataset made once for its recipe; returns whether it was reused."""
+    from vision.synth.scenes import synthesize
+
+    n, size = int(recipe["stills"]), int(recipe["imgsz"])
 
     def make_stills() -> None:
-        seed = int(stills_recipe["seed"])
         synthesize(
             n,
-            stills_dir,
-            seed,
-            [design],
+            folder,
+            int(recipe["seed"]),
+            [str(info.folder.resolve())],
             size,
             "test",
-            small_share=float(stills_recipe["small_cards"]),
-            joker_share=float(stills_recipe["jokers"]),
+            small_share=float(recipe["small_cards"]),
+            joker_share=float(recipe["jokers"]),
         )
 
-    what = f"held-out stills: {n} renders of {info.name} at {size} px"
-    if made_once(stills_dir, stills_recipe, make_stills, what, say):
-        reused.append("stills")
+    return made_once(
+        folder, recipe, make_stills, f"{what}: {n} renders of {info.name} at {size} px", say
+    )
+
+
+def _choose_joker_size(
+    candidate: Path,
+    work: Path,
+    info: DeckInfo,
+    tuning_recipe: Mapping[str, Any],
+    threads: int,
+    say: Callable[[str], None],
+    reused: list[str],
+) -> float | None:
+    """Write :data:`ANY_SIZE` into the candidate localiser when reading weak boxes of any size
+    as jokers beats the ratio it carries on the tuning stills (step 4 of the module docstring);
+    returns the ratio the candidate carries then (``None``: none, the detector's default)."""
+    from vision.detector import CardDetector
+    from vision.training.train import set_joker_size
+
+    tuning = work / "tuning"
+    if _make_stills(tuning, info, tuning_recipe, "tuning stills", say):
+        reused.append("tuning stills")
+    carried = CardDetector(candidate, threads=threads).joker_size
+    if carried == ANY_SIZE:
+        return ANY_SIZE
+    as_carried = _score(candidate, tuning, work / "tuning_carried.json", threads, tuning_recipe)
+    any_size = _score(
+        candidate, tuning, work / "tuning_any_size.json", threads, tuning_recipe, ANY_SIZE
+    )
+    if beats(any_size, as_carried):
+        set_joker_size(candidate, ANY_SIZE)
+        say(
+            f"joker size: weak boxes of any size read as jokers ({any_size.text()} on the "
+            f"tuning stills against {as_carried.text()} whole-card sized only)"
+        )
+        return ANY_SIZE
+    say(
+        f"joker size: whole-card sized weak boxes only, as the bundled pair ({as_carried.text()} "
+        f"on the tuning stills against {any_size.text()} at any size)"
+    )
+    return carried
 
 
 def _make_scenes(

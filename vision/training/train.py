@@ -300,11 +300,14 @@ def set_joker_size(model: Path, ratio: float) -> Path:
     """Write how much longer than an index a weakly localised box must be to be read as a
     picture joker into the localiser ``model`` (ONNX metadata
     :data:`vision.detector.JOKER_SIZE_KEY`, ``CardDetector.joker_size_ratio`` when given none),
-    in place and atomically."""
+    in place and atomically. 0: a weakly localised box of any size (a deck's own pair that
+    reads its star-marked jokers' small boxes, ``deck adapt``)."""
     from vision.detector import JOKER_SIZE_KEY
 
-    if not 1.0 <= ratio <= 8.0:
-        raise ValueError(f"a picture joker's size ratio is 1 to 8 index sides, not {ratio}")
+    if not (ratio == 0.0 or 1.0 <= ratio <= 8.0):
+        raise ValueError(
+            f"a picture joker's size ratio is 1 to 8 index sides (0: any size), not {ratio}"
+        )
     return _set_metadata(model, {JOKER_SIZE_KEY: ratio})
 
 
