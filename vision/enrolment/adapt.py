@@ -380,12 +380,13 @@ def adapt_deck(
 
     ``seed`` seeds the data (training crops ``seed``, validation crops ``seed + 1``, held-out
     stills ``seed + 2``, the localiser's scenes ``seed + 3`` and ``seed + 4``, the tuning stills
-    ``seed + 5``); ``workers`` processes cut the crops; ``scenes`` training scenes for the classifier's crops (default
-    :func:`default_scenes` of its minutes) and ``val_scenes`` validation ones (default a tenth,
-    at least 10), drawn at ``crop_sizes`` px; ``localiser_share`` of the minutes trains the
-    localiser (0: the bundled one stays) on ``localiser_scenes`` scenes (default
-    :func:`default_localiser_scenes`); ``stills`` held-out stills at ``still_size`` px;
-    ``threads`` torch and onnxruntime threads (default: every core). ``say`` prints the stages.
+    ``seed + 5``); ``workers`` processes cut the crops; ``scenes`` training scenes for the
+    classifier's crops (default :func:`default_scenes` of its minutes) and ``val_scenes``
+    validation ones (default a tenth, at least 10), drawn at ``crop_sizes`` px;
+    ``localiser_share`` of the minutes trains the localiser (0: the bundled one stays) on
+    ``localiser_scenes`` scenes (default :func:`default_localiser_scenes`); ``stills``
+    held-out stills (and as many tuning stills) at ``still_size`` px; ``threads`` torch and
+    onnxruntime threads (default: every core). ``say`` prints the stages.
     """
     if not minutes > 0:
         raise AdaptError(f"--minutes must be above 0 (got {minutes:g}): e.g. --minutes 30")
