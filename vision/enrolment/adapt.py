@@ -422,14 +422,16 @@ def adapt_deck(
             }
             for split, n, split_seed in (("train", n_train, seed), ("val", n_val, seed + 1))
         }
+        held_out_seed = seed + 2
         stills_recipe = {
             "stills": stills,
-            "seed": seed + 2,
+            "seed": held_out_seed,
             "imgsz": still_size,
             "small_cards": STILLS_SMALL_CARDS,
             "jokers": JOKER_SHARE,
             "faces": faces,
         }
+        tuning_recipe = dict(stills_recipe, seed=held_out_seed + TUNING_SEED_OFFSET)
         scenes_recipe = {
             "scenes": n_loc,
             "val_scenes": max(10, n_loc // 10),
@@ -463,7 +465,6 @@ def adapt_deck(
         }
         weights, run = _train(work, "classifier", train_recipe, baseline, threads, say, reused)
         candidate = _candidate(work, weights, localiser_weights, bundled, say, reused)
-        tuning_recipe = dict(stills_recipe, seed=seed + 2 + TUNING_SEED_OFFSET)
         joker_size = _choose_joker_size(candidate, work, info, tuning_recipe, threads, say, reused)
         say("scoring the bundled pair and the candidate on the held-out stills")
         stills_dir = work / "stills"
