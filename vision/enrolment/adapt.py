@@ -13,12 +13,16 @@ the **classifier** for the rest; ``localiser_share=0`` keeps the bundled localis
    procedural]`` (procedural decks in the mix so the classifier does not forget other
    lettering), a ``train`` and a ``val`` split, with a ``none`` crop of each box the bundled
    pair finds where no index shows (its own false alarms on this deck: a maker's lettering,
-   court art); the localiser's scenes in the same designs at
-   320 px, half at the table camera's card scale (:func:`vision.synth.scenes.synthesize`,
-   ``.adapt/scenes``); and held-out stills of the deck alone at the table camera's card scale
-   and resolution (:data:`STILLS_SMALL_CARDS`, :data:`STILL_SIZE` px localised in one pass:
-   the localiser sees a card as in a zone view, the classifier reads each index at the full
-   sensor's pixels a cm; ``split="test"``, another seed).
+   court art), and the bundled recipe's negatives (:data:`TEXT_NEGATIVES`,
+   :data:`PICTURE_NEGATIVES`, card-free scenes :data:`PHANTOM_SCENES_EVERY`:
+   :func:`~vision.synth.crop_data.synthesize_phantom_crops`); the localiser's scenes in the
+   same designs at 320 px, half at the table camera's card scale
+   (:func:`vision.synth.scenes.synthesize`, ``.adapt/scenes``) with card-free ones among them
+   (:data:`CARD_FREE_EVERY`, :func:`vision.synth.negatives.synthesize_negatives`); and
+   held-out stills of the deck alone at the table camera's card scale and resolution
+   (:data:`STILLS_SMALL_CARDS`, :data:`STILL_SIZE` px localised in one pass: the localiser sees
+   a card as in a zone view, the classifier reads each index at the full sensor's pixels a cm;
+   ``split="test"``, another seed).
    Each part is made once: its recipe (counts, sizes, seed, a digest of the deck's faces) is
    written beside it when it is complete, and a later run with the same recipe reuses it.
 2. **Training**: the localiser continues from ``models/baseline/localiser.pt`` at lr0
@@ -125,6 +129,19 @@ def training_designs(deck: str) -> list[str]:
 
 JOKER_SHARE = 0.2
 """Share of card groups with jokers mixed in (the model card's crop recipe)."""
+TEXT_NEGATIVES = 2
+"""Printed-text ``none`` crops a scene (the bundled classifier's recipe, ``--text-negatives``)."""
+PICTURE_NEGATIVES = 2
+"""Card-sized ``none`` crops a scene and a phantom scene (the bundled classifier's recipe,
+``--picture-negatives``): court art, packaging pictures, what a localiser boxes whole."""
+PHANTOM_SCENES_EVERY = 4
+"""One card-free scene (printed pages, score sheets, packaging, cloths) cut into ``none`` crops
+for every this many crop scenes (the bundled classifier's recipe: 1,500 for 6,000). With one
+text negative a scene and neither pictures nor card-free scenes, adapted pairs read 2 to 23
+phantom cards on the phantom-card set where the bundled pair reads none."""
+CARD_FREE_EVERY = 16
+"""One card-free scene (empty labels) among the localiser's scenes for every this many (the
+bundled localiser's recipe: 600 for 9,600)."""
 EPOCH_CAP = 1000
 """The run's nominal epochs: the wall-clock budget ends it long before (ultralytics re-plans
 its epochs after the first one)."""
@@ -380,9 +397,10 @@ def adapt_deck(
 
     ``seed`` seeds the data (training crops ``seed``, validation crops ``seed + 1``, held-out
     stills ``seed + 2``, the localiser's scenes ``seed + 3`` and ``seed + 4``, the tuning stills
-    ``seed + 5``); ``workers`` processes cut the crops; ``scenes`` training scenes for the
-    classifier's crops (default :func:`default_scenes` of its minutes) and ``val_scenes``
-    validation ones (default a tenth, at least 10), drawn at ``crop_sizes`` px;
+    ``seed + 5``, the localiser's card-free scenes ``seed + 6`` and ``seed + 7``); ``workers``
+    processes cut the crops; ``scenes`` training scenes for the classifier's crops (default
+    :func:`default_scenes` of its minutes) and ``val_scenes`` validation ones (default a tenth,
+    at least 10), drawn at ``crop_sizes`` px;
     ``localiser_share`` of the minutes trains the localiser (0: the bundled one stays) on
     ``localiser_scenes`` scenes (default :func:`default_localiser_scenes`); ``stills``
     held-out stills (and as many tuning stills) at ``still_size`` px; ``threads`` torch and
@@ -417,6 +435,9 @@ def adapt_deck(
                 "designs": designs,
                 "sizes": list(crop_sizes),
                 "jokers": JOKER_SHARE,
+                "text_negatives": TEXT_NEGATIVES,
+                "picture_negatives": PICTURE_NEGATIVES,
+                "phantom_scenes": n // PHANTOM_SCENES_EVERY,
                 "faces": faces,
                 "mined_with": _pair_digest(bundled),
             }
@@ -440,6 +461,7 @@ def adapt_deck(
             "imgsz": LOCALISER_IMGSZ,
             "small_cards": SMALL_CARDS,
             "jokers": JOKER_SHARE,
+            "card_free": n_loc // CARD_FREE_EVERY,
             "faces": faces,
         }
         _make_data(work, info, crop_recipes, stills_recipe, bundled, workers, say, reused)
@@ -547,7 +569,7 @@ def _make_data(
     """The crops (``work/crops/{train,val}/<class>/``, ultralytics' layout; the false alarms
     of the pair ``mine_with`` cut as ``none``) and the held-out stills (``work/stills``, a
     YOLO dataset), each made once for its recipe."""
-    from vision.synth.crop_data import synthesize_crops
+    from vision.synth.crop_data import synthesize_crops, synthesize_phantom_crops
 
     design = str(info.folder.resolve())
     designs = training_designs(design)
@@ -564,6 +586,16 @@ def _make_data(
                 split=split,
                 workers=workers,
                 joker_share=float(recipe["jokers"]),
+                text_negatives=int(recipe["text_negatives"]),
+                picture_negatives=int(recipe["picture_negatives"]),
+                mine_with=mine_with,
+            )
+            synthesize_phantom_crops(
+                int(recipe["phantom_scenes"]),
+                data,
+                int(recipe["seed"]),
+                split,
+                pictures=int(recipe["picture_negatives"]),
                 mine_with=mine_with,
             )
 
@@ -652,6 +684,7 @@ def _make_scenes(
 ) -> None:
     """The localiser's scenes (``work/scenes``, a YOLO dataset with a ``train`` and a ``val``
     split), made once for ``recipe``."""
+    from vision.synth.negatives import synthesize_negatives
     from vision.synth.scenes import synthesize
 
     folder = work / "scenes"
@@ -673,6 +706,12 @@ def _make_scenes(
                 small_share=float(recipe["small_cards"]),
                 joker_share=float(recipe["jokers"]),
             )
+        card_free = int(recipe["card_free"])
+        for split, n, split_seed in (
+            ("train", card_free, seed + 3),
+            ("val", card_free // 10, seed + 4),
+        ):
+            synthesize_negatives(n, folder, split_seed, size, split)
 
     what = f"localiser scenes: {recipe['scenes']} of {info.name} and procedural decks"
     if made_once(folder, recipe, make_scenes, what, say):
