@@ -33,6 +33,7 @@ from vision.enrolment.adapt import (
     adapt_deck,
     beats,
     exclusive,
+    files_digest,
     made_once,
     training_state,
 )
@@ -341,6 +342,10 @@ def test_adapt_end_to_end_on_a_tiny_budget_then_a_second_run_reuses_its_work(
     assert load_deck(str(deck.resolve())).name  # still a deck folder, whatever was written
     crops = sorted((work / "crops" / "train").rglob("*.png"))
     assert crops
+    # The `none` crops are the false alarms of the localiser the candidate carries.
+    mined = json.loads((work / "crops" / "train" / "recipe.json").read_text())["mined_with"]
+    assert (work / "miner" / "card_detector.onnx").is_file()
+    assert mined != files_digest([DEFAULT_MODEL, DEFAULT_MODEL.with_name("card_classifier.onnx")])
     # Both pairs are judged where the table reads: every held-out card at the camera's scale.
     held_out = json.loads((work / "stills" / "recipe.json").read_text())
     assert held_out["small_cards"] == 1.0

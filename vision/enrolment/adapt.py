@@ -8,28 +8,29 @@ the **classifier** for the rest; ``localiser_share=0`` keeps the bundled localis
 :func:`adapt_deck`:
 
 1. **Data** in ``DECK/.adapt/`` (:data:`~vision.enrolment.deck_model.WORK_FOLDER`, ignored by git
-   through its own ``.gitignore``): classifier crops (:func:`vision.synth.crop_data.
-   synthesize_crops`) cut from synthetic scenes drawn in the designs ``[DECK, DECK, DECK,
-   procedural]`` (procedural decks in the mix so the classifier does not forget other
-   lettering), a ``train`` and a ``val`` split, with a ``none`` crop of each box the bundled
-   pair finds where no index shows (its own false alarms on this deck: a maker's lettering,
-   court art), and the bundled recipe's negatives (:data:`TEXT_NEGATIVES`,
-   :data:`PICTURE_NEGATIVES`, card-free scenes :data:`PHANTOM_SCENES_EVERY`:
-   :func:`~vision.synth.crop_data.synthesize_phantom_crops`); the localiser's scenes in the
-   same designs at 320 px, half at the table camera's card scale
+   through its own ``.gitignore``): held-out stills of the deck alone at the table camera's
+   card scale and resolution (:data:`STILLS_SMALL_CARDS`, :data:`STILL_SIZE` px localised in
+   one pass: the localiser sees a card as in a zone view, the classifier reads each index at
+   the full sensor's pixels a cm; ``split="test"``, another seed); the localiser's scenes in
+   the designs ``[DECK, DECK, DECK, procedural]`` (procedural decks in the mix so the models do
+   not forget other lettering) at 320 px, half at the table camera's card scale
    (:func:`vision.synth.scenes.synthesize`, ``.adapt/scenes``) with card-free ones among them
-   (:data:`CARD_FREE_EVERY`, :func:`vision.synth.negatives.synthesize_negatives`); and
-   held-out stills of the deck alone at the table camera's card scale and resolution
-   (:data:`STILLS_SMALL_CARDS`, :data:`STILL_SIZE` px localised in one pass: the localiser sees
-   a card as in a zone view, the classifier reads each index at the full sensor's pixels a cm;
-   ``split="test"``, another seed).
+   (:data:`CARD_FREE_EVERY`, :func:`vision.synth.negatives.synthesize_negatives`).
    Each part is made once: its recipe (counts, sizes, seed, a digest of the deck's faces) is
    written beside it when it is complete, and a later run with the same recipe reuses it.
 2. **Training**: the localiser continues from ``models/baseline/localiser.pt`` at lr0
-   :data:`LOCALISER_LR0` (:func:`vision.training.train.train`, one class), then the classifier
+   :data:`LOCALISER_LR0` (:func:`vision.training.train.train`, one class) for its share of the
+   minutes. Then the classifier's crops (:func:`vision.synth.crop_data.synthesize_crops`, made
+   once like the rest) are cut from scenes in the same designs, a ``train`` and a ``val``
+   split, with a ``none`` crop of each box the *mining pair* finds where no index shows (the
+   new localiser beside the bundled classifier, :func:`_miner`: its false alarms on this deck,
+   a maker's lettering, court art) and the bundled recipe's negatives
+   (:data:`TEXT_NEGATIVES`, :data:`PICTURE_NEGATIVES`, card-free scenes
+   :data:`PHANTOM_SCENES_EVERY` with the mining pair's false alarms on them:
+   :func:`~vision.synth.crop_data.synthesize_phantom_crops`), and the classifier continues
    from the bundled classifier's weights (``models/baseline/classifier_e.pt``) at lr0
-   :data:`LR0` (:func:`vision.training.train.train_classifier`), each on the CPU for its share
-   of the minutes (ultralytics' progress bars). The runs live in ``.adapt/run/localiser`` and
+   :data:`LR0` (:func:`vision.training.train.train_classifier`) for the rest of the minutes,
+   on the CPU (ultralytics' progress bars). The runs live in ``.adapt/run/localiser`` and
    ``.adapt/run/classifier``; the same command again *continues* an interrupted run from its
    last epoch (with the same wall-clock budget again), and reuses a finished one; another
    recipe starts a new run.
@@ -439,7 +440,6 @@ def adapt_deck(
                 "picture_negatives": PICTURE_NEGATIVES,
                 "phantom_scenes": n // PHANTOM_SCENES_EVERY,
                 "faces": faces,
-                "mined_with": _pair_digest(bundled),
             }
             for split, n, split_seed in (("train", n_train, seed), ("val", n_val, seed + 1))
         }
@@ -464,7 +464,8 @@ def adapt_deck(
             "card_free": n_loc // CARD_FREE_EVERY,
             "faces": faces,
         }
-        _make_data(work, info, crop_recipes, stills_recipe, bundled, workers, say, reused)
+        if _make_stills(work / "stills", info, stills_recipe, "held-out stills", say):
+            reused.append("stills")
         localiser_weights: Path | None = None
         localiser_run: dict[str, Any] = {}
         if localiser_share > 0:
@@ -478,6 +479,15 @@ def adapt_deck(
             localiser_weights, localiser_run = _train(
                 work, "localiser", localiser_recipe, baseline_localiser, threads, say, reused
             )
+        miner = _miner(work, localiser_weights, bundled, say)
+        mined_with = (
+            _pair_digest(bundled)
+            if localiser_weights is None
+            else files_digest([localiser_weights, bundled.with_name(CLASSIFIER_FILE)])
+        )
+        for recipe in crop_recipes.values():
+            recipe["mined_with"] = mined_with
+        _make_crops(work, info, crop_recipes, miner, workers, say, reused)
         train_recipe = {
             "minutes": classifier_minutes,
             "lr0": LR0,
@@ -556,19 +566,18 @@ def _shown(path: Path) -> str:
     return str(path.relative_to(REPO_ROOT)) if path.is_relative_to(REPO_ROOT) else str(path)
 
 
-def _make_data(
+def _make_crops(
     work: Path,
     info: DeckInfo,
     crop_recipes: Mapping[str, Mapping[str, Any]],
-    stills_recipe: Mapping[str, Any],
     mine_with: Path,
     workers: int,
     say: Callable[[str], None],
     reused: list[str],
 ) -> None:
     """The crops (``work/crops/{train,val}/<class>/``, ultralytics' layout; the false alarms
-    of the pair ``mine_with`` cut as ``none``) and the held-out stills (``work/stills``, a
-    YOLO dataset), each made once for its recipe."""
+    of the pair ``mine_with`` on the deck's scenes and on card-free ones cut as ``none``), each
+    split made once for its recipe."""
     from vision.synth.crop_data import synthesize_crops, synthesize_phantom_crops
 
     design = str(info.folder.resolve())
@@ -602,8 +611,6 @@ def _make_data(
         what = f"{split} crops from {recipe['scenes']} scenes of {info.name} and procedural decks"
         if made_once(data / split, recipe, make_crops, what, say):
             reused.append(f"{split} crops")
-    if _make_stills(work / "stills", info, stills_recipe, "held-out stills", say):
-        reused.append("stills")
 
 
 def _make_stills(
@@ -779,6 +786,31 @@ def _train(
     if not weights.is_file():
         weights = run_dir / "weights" / "last.pt"
     return weights, _read_json(run_dir / "train_result.json") or {}
+
+
+def _miner(
+    work: Path, localiser_weights: Path | None, bundled: Path, say: Callable[[str], None]
+) -> Path:
+    """The pair whose false alarms are cut as the classifier's ``none`` crops: the localiser
+    the candidate will carry (in ``work/miner``, reading weakly localised boxes of any size as
+    jokers, :data:`ANY_SIZE`) beside the bundled classifier, or the bundled pair when no
+    localiser was trained. What the new localiser boxes on card-free scenes and off the deck's
+    indices (a cloth's rings beside a deck whose jokers are ringed stars) is what the new
+    classifier must learn to leave unread. Returns its localiser's path."""
+    if localiser_weights is None:
+        return bundled
+    from vision.training.train import carry_pair_settings, export_onnx, set_joker_size
+
+    miner = work / "miner"
+    localiser = miner / DETECTOR_FILE
+    miner.mkdir(exist_ok=True)
+    if not _newer(localiser, localiser_weights):
+        say(f"mining pair: the new localiser beside the bundled classifier in {miner}")
+        export_onnx(localiser_weights, LOCALISER_EXPORT_SIZE, localiser)
+        carry_pair_settings(bundled, localiser)
+        set_joker_size(localiser, ANY_SIZE)
+        shutil.copyfile(bundled.with_name(CLASSIFIER_FILE), miner / CLASSIFIER_FILE)
+    return localiser
 
 
 def _candidate(
