@@ -30,6 +30,7 @@ from vision.enrolment.adapt import (
     AdaptError,
     AdaptResult,
     PairScore,
+    _choose_joker_size,
     adapt_deck,
     beats,
     exclusive,
@@ -37,7 +38,7 @@ from vision.enrolment.adapt import (
     made_once,
     training_state,
 )
-from vision.enrolment.deck_model import DeckModelError, detector_for
+from vision.enrolment.deck_model import DeckModelError, deck_info, detector_for
 from vision.synth.decks import DECKS_DIR, load_deck
 
 needs_train_extra = pytest.mark.skipif(
@@ -304,6 +305,31 @@ def test_adapt_prints_both_scores_and_what_it_kept(
 
 
 # ---------------------------------------------------------------- deck adapt, end to end
+
+
+@needs_train_extra
+def test_a_localiser_kept_from_an_earlier_run_has_its_joker_size_chosen_afresh(
+    deck: Path, tmp_path: Path
+) -> None:
+    from vision.training.train import set_joker_size
+
+    candidate = tmp_path / "candidate"
+    candidate.mkdir()
+    localiser = candidate / "card_detector.onnx"
+    shutil.copyfile(DEFAULT_MODEL, localiser)
+    shutil.copyfile(
+        DEFAULT_MODEL.with_name("card_classifier.onnx"), localiser.parent / "card_classifier.onnx"
+    )
+    set_joker_size(localiser, ANY_SIZE)  # chosen beside an earlier run's classifier
+    said: list[str] = []
+    tuning = {"stills": 3, "seed": 1, "imgsz": 160, "small_cards": 1.0, "jokers": 0.2}
+    work = tmp_path / "work"
+    work.mkdir()
+    ratio = _choose_joker_size(
+        localiser, DEFAULT_MODEL, work, deck_info(deck), tuning, 2, said.append, []
+    )
+    assert [line for line in said if line.startswith("joker size:")]  # both sizes were scored
+    assert CardDetector(localiser).joker_size == ratio
 
 
 @needs_train_extra

@@ -497,7 +497,9 @@ def adapt_deck(
         }
         weights, run = _train(work, "classifier", train_recipe, baseline, threads, say, reused)
         candidate = _candidate(work, weights, localiser_weights, bundled, say, reused)
-        joker_size = _choose_joker_size(candidate, work, info, tuning_recipe, threads, say, reused)
+        joker_size = _choose_joker_size(
+            candidate, bundled, work, info, tuning_recipe, threads, say, reused
+        )
         say("scoring the bundled pair and the candidate on the held-out stills")
         stills_dir = work / "stills"
         bundled_score = _score(
@@ -645,6 +647,7 @@ def _make_stills(
 
 def _choose_joker_size(
     candidate: Path,
+    bundled: Path,
     work: Path,
     info: DeckInfo,
     tuning_recipe: Mapping[str, Any],
@@ -654,13 +657,16 @@ def _choose_joker_size(
 ) -> float | None:
     """Write :data:`ANY_SIZE` into the candidate localiser when reading weak boxes of any size
     as jokers beats the ratio it carries on the tuning stills (step 4 of the module docstring);
-    returns the ratio the candidate carries then (``None``: none, the detector's default)."""
+    returns the ratio the candidate carries then (``None``: none, the detector's default).
+    The choice is made afresh each run from the ``bundled`` pair's ratio: a localiser kept from
+    an earlier run carries the choice made beside that run's classifier."""
     from vision.detector import CardDetector
-    from vision.training.train import set_joker_size
+    from vision.training.train import carry_pair_settings, set_joker_size
 
     tuning = work / "tuning"
     if _make_stills(tuning, info, tuning_recipe, "tuning stills", say):
         reused.append("tuning stills")
+    carry_pair_settings(bundled, candidate)
     carried = CardDetector(candidate, threads=threads).joker_size
     if carried == ANY_SIZE:
         return ANY_SIZE
