@@ -34,9 +34,10 @@ the **classifier** for the rest; ``localiser_share=0`` keeps the bundled localis
    ``.adapt/run/classifier``; the same command again *continues* an interrupted run from its
    last epoch (with the same wall-clock budget again), and reuses a finished one; another
    recipe starts a new run.
-3. **Candidate pair** in ``.adapt/candidate/``: the new localiser exported at 512 px (or a copy
-   of the bundled ``card_detector.onnx``) and the new classifier exported and averaged with
-   itself read half-turned, exactly like the bundled ``card_classifier.onnx``
+3. **Candidate pair** in ``.adapt/candidate/``: a copy of the new localiser exported at 512 px
+   for the mining pair (or of the bundled ``card_detector.onnx``) and the new classifier
+   exported and averaged with itself read half-turned, exactly like the bundled
+   ``card_classifier.onnx``
    (:func:`vision.training.train.export_onnx`, :func:`~vision.training.train.average_onnx`).
 4. **Joker size**: the candidate reads a weakly localised box as a joker (at
    :data:`vision.detector.JOKER_READ_CONF`) only when it is whole-card sized, as the bundled
@@ -429,20 +430,6 @@ def adapt_deck(
     with exclusive(work):  # one adapt at a time in a deck's work folder
         faces = faces_digest(deck)
         designs = training_designs("DECK")
-        crop_recipes = {
-            split: {
-                "scenes": n,
-                "seed": split_seed,
-                "designs": designs,
-                "sizes": list(crop_sizes),
-                "jokers": JOKER_SHARE,
-                "text_negatives": TEXT_NEGATIVES,
-                "picture_negatives": PICTURE_NEGATIVES,
-                "phantom_scenes": n // PHANTOM_SCENES_EVERY,
-                "faces": faces,
-            }
-            for split, n, split_seed in (("train", n_train, seed), ("val", n_val, seed + 1))
-        }
         held_out_seed = seed + 2
         stills_recipe = {
             "stills": stills,
@@ -479,14 +466,22 @@ def adapt_deck(
             localiser_weights, localiser_run = _train(
                 work, "localiser", localiser_recipe, baseline_localiser, threads, say, reused
             )
-        miner = _miner(work, localiser_weights, bundled, say)
-        mined_with = (
-            _pair_digest(bundled)
-            if localiser_weights is None
-            else files_digest([localiser_weights, bundled.with_name(CLASSIFIER_FILE)])
-        )
-        for recipe in crop_recipes.values():
-            recipe["mined_with"] = mined_with
+        miner, mined_with = _miner(work, localiser_weights, bundled, say)
+        crop_recipes = {
+            split: {
+                "scenes": n,
+                "seed": split_seed,
+                "designs": designs,
+                "sizes": list(crop_sizes),
+                "jokers": JOKER_SHARE,
+                "text_negatives": TEXT_NEGATIVES,
+                "picture_negatives": PICTURE_NEGATIVES,
+                "phantom_scenes": n // PHANTOM_SCENES_EVERY,
+                "faces": faces,
+                "mined_with": mined_with,
+            }
+            for split, n, split_seed in (("train", n_train, seed), ("val", n_val, seed + 1))
+        }
         _make_crops(work, info, crop_recipes, miner, workers, say, reused)
         train_recipe = {
             "minutes": classifier_minutes,
@@ -496,7 +491,8 @@ def adapt_deck(
             "crops": crop_recipes,
         }
         weights, run = _train(work, "classifier", train_recipe, baseline, threads, say, reused)
-        candidate = _candidate(work, weights, localiser_weights, bundled, say, reused)
+        new_localiser = miner if localiser_weights is not None else None
+        candidate = _candidate(work, weights, new_localiser, bundled, say, reused)
         joker_size = _choose_joker_size(
             candidate, bundled, work, info, tuning_recipe, threads, say, reused
         )
@@ -796,15 +792,17 @@ def _train(
 
 def _miner(
     work: Path, localiser_weights: Path | None, bundled: Path, say: Callable[[str], None]
-) -> Path:
+) -> tuple[Path, str]:
     """The pair whose false alarms are cut as the classifier's ``none`` crops: the localiser
     the candidate will carry (in ``work/miner``, reading weakly localised boxes of any size as
     jokers, :data:`ANY_SIZE`) beside the bundled classifier, or the bundled pair when no
     localiser was trained. What the new localiser boxes on card-free scenes and off the deck's
     indices (a cloth's rings beside a deck whose jokers are ringed stars) is what the new
-    classifier must learn to leave unread. Returns its localiser's path."""
+    classifier must learn to leave unread. Returns its localiser's path (the new localiser's
+    one export, which the candidate copies) and a digest of what it was made from, for the
+    crops' recipe."""
     if localiser_weights is None:
-        return bundled
+        return bundled, _pair_digest(bundled)
     from vision.training.train import carry_pair_settings, export_onnx, set_joker_size
 
     miner = work / "miner"
@@ -816,21 +814,21 @@ def _miner(
         carry_pair_settings(bundled, localiser)
         set_joker_size(localiser, ANY_SIZE)
         shutil.copyfile(bundled.with_name(CLASSIFIER_FILE), miner / CLASSIFIER_FILE)
-    return localiser
+    return localiser, files_digest([localiser_weights, bundled.with_name(CLASSIFIER_FILE)])
 
 
 def _candidate(
     work: Path,
     weights: Path,
-    localiser_weights: Path | None,
+    new_localiser: Path | None,
     bundled: Path,
     say: Callable[[str], None],
     reused: list[str],
 ) -> Path:
-    """The candidate pair in ``work/candidate``: the new localiser exported at the bundled one's
-    size (or a copy of the bundled localiser when none was trained) and the new classifier,
-    exported and averaged with itself read half-turned (as the bundled one is); each made again
-    when its weights are newer. Returns its localiser's path."""
+    """The candidate pair in ``work/candidate``: a copy of the new localiser's export
+    ``new_localiser`` (:func:`_miner`'s; or of the bundled localiser when none was trained)
+    and the new classifier, exported and averaged with itself read half-turned (as the bundled
+    one is); each made again when its source is newer. Returns its localiser's path."""
     from vision.training.train import average_onnx, carry_pair_settings, export_onnx
 
     candidate = work / "candidate"
@@ -838,11 +836,11 @@ def _candidate(
     localiser = candidate / DETECTOR_FILE
     candidate.mkdir(exist_ok=True)
     made = False
-    if localiser_weights is None:
+    if new_localiser is None:
         shutil.copyfile(bundled, localiser)  # the localiser stays the bundled one
-    elif not _newer(localiser, localiser_weights):
+    elif not _newer(localiser, new_localiser):
         say(f"candidate pair: the new localiser in {candidate}")
-        export_onnx(localiser_weights, LOCALISER_EXPORT_SIZE, localiser)
+        shutil.copyfile(new_localiser, localiser)
         carry_pair_settings(bundled, localiser)  # the base pair's joker bar and size ratio
         made = True
     if not _newer(classifier, weights):
