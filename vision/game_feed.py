@@ -36,7 +36,10 @@ with a third copy, and a trick collected with fewer than four plays — ``incomp
 and the play is still recorded as seen: the referee decides, the engine flags the infraction —
 unless the deck itself singles out the misread: a third copy of which exactly one copy was read
 in doubt, with a runner-up the deck still has room for, takes that runner-up in the record (the
-play's read stays in doubt; :meth:`GameFeed._runner_ups_the_deck_allows`). A
+play's read stays in doubt; :meth:`GameFeed._runner_ups_the_deck_allows`), and a play holding
+``m`` cards more than every other play of its trick (two or more, all one count), exactly ``m``
+of them read in doubt, is taken without those (named in a ``count_mismatch`` conflict;
+:meth:`GameFeed._leave_out_doubtful_surplus`). A
 seat's second play in one trick is merged into its first, the only way the record stays one play
 per seat per trick. A play's ``unsure`` reads and a collected trick's ``unread`` seats (cards
 that were there but never read steadily) go into the record, so that the audit puts what rests
@@ -114,6 +117,8 @@ class GameFeed:
         # Cards marked unsure only because their play's count disagreed with the lead's, by
         # (trick, seat): taken back when the lead turns out to be the misread one.
         self._count_doubt: dict[tuple[int, str], list[str]] = {}
+        # The confidence of each card a play's reading was unsure of, by (trick, seat).
+        self._read_doubt: dict[tuple[int, str], dict[str, float]] = {}
         self._cleared_t: list[float] = []  # when each closed trick was collected
 
     @property
@@ -204,6 +209,9 @@ class GameFeed:
         earlier = next((p for p in plays if p["seat"] == ev.seat), None)
         play: dict[str, Any] = {"seat": ev.seat, "cards": list(ev.cards), "t": ev.t_landed}
         _note_doubt(play, ev)
+        read_doubt = self._read_doubt.setdefault((number, ev.seat), {})
+        for card, confidence in ev.unsure:
+            read_doubt[card] = min(confidence, read_doubt.get(card, confidence))
         taken = self._runner_ups_the_deck_allows(extra, play, f"trick {number}", ev.seat)
         extra = [c for c in extra if c not in taken]
         if extra:
@@ -236,6 +244,7 @@ class GameFeed:
             earlier["maybe"] = {**earlier.get("maybe", {}), **play.get("maybe", {})}
             _keep_doubt_of_cards(earlier)
             _doubt_extra_copies(earlier, extra)
+            found += self._leave_out_doubtful_surplus(number, plays, ev.t_landed)
             self._doubt_counts(number, plays)
             return found
         if plays and len(plays[0]["cards"]) != len(ev.cards):
@@ -252,7 +261,48 @@ class GameFeed:
             )
         _doubt_extra_copies(play, extra)
         plays.insert(self._turn_position(plays, ev), play)
+        found += self._leave_out_doubtful_surplus(number, plays, ev.t_landed)
         self._doubt_counts(number, plays)
+        return found
+
+    def _leave_out_doubtful_surplus(
+        self, number: int, plays: list[dict[str, Any]], t: float
+    ) -> list[RecognitionConflictEvent]:
+        """Prefer the reading the trick allows: a play holding ``m`` more cards than every other
+        play of trick ``number`` (at least two of them, all one count), of which exactly ``m``
+        were read in doubt, is taken without those ``m`` — a corner of a card already read,
+        read weakly as a look-alike (JH's as QH), or a big pip read as an ace, far more often
+        than a player putting down a card too many. What was left out is named in a
+        ``count_mismatch`` conflict, for the referee to put back with a correction."""
+        found: list[RecognitionConflictEvent] = []
+        for play in plays:
+            others = [len(p["cards"]) for p in plays if p is not play]
+            if len(others) < 2 or len(set(others)) != 1:
+                continue
+            count = others[0]
+            surplus = len(play["cards"]) - count
+            read_doubt = self._read_doubt.get((number, play["seat"]), {})
+            doubtful = [c for c in play["cards"] if c in read_doubt]
+            if surplus <= 0 or len(doubtful) != surplus:
+                continue
+            play["cards"] = _without(play["cards"], doubtful)
+            added = self._count_doubt.pop((number, play["seat"]), [])
+            play["unsure"] = [
+                c for c in play.get("unsure", ()) if c not in added and c not in doubtful
+            ]
+            _keep_doubt_of_cards(play)
+            named = ", ".join(f"{c} ({read_doubt[c]:.2f})" for c in doubtful)
+            found.append(
+                RecognitionConflictEvent(
+                    "count_mismatch",
+                    play["seat"],
+                    tuple(doubtful),
+                    f"trick {number}: {play['seat']}'s {named}, read in doubt, "
+                    f"{'is' if surplus == 1 else 'are'} left out: every other play holds "
+                    f"{count} card(s)",
+                    t,
+                )
+            )
         return found
 
     def _runner_ups_the_deck_allows(

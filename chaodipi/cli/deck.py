@@ -86,7 +86,10 @@ def add_deck_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     )
     a.add_argument("--seed", type=int, default=0, help="seed of the synthetic data (default 0)")
     a.add_argument(
-        "--workers", type=int, default=1, help="processes that cut the training crops (default 1)"
+        "--workers",
+        type=int,
+        default=None,
+        help="processes that render the scenes, stills and crops (default: one a core)",
     )
     a.set_defaults(func=cmd_adapt)
     return p

@@ -11,7 +11,7 @@ from vision.classes import CLASS_NAMES
 from vision.synth.faces import designs
 from vision.synth.lettering import NOT_LETTERING, draws_index, font_paths
 from vision.synth.procedural import make_face, random_style, render_procedural
-from vision.synth.scenes import render_scene, scene_name, synthesize, with_jokers
+from vision.synth.scenes import SCENE_CHUNK, render_scene, scene_name, synthesize, with_jokers
 
 IMGSZ = 160
 
@@ -36,6 +36,17 @@ def test_same_seed_same_bytes(dataset: Path, tmp_path: Path) -> None:
         assert a == b
         la = (dataset / "labels" / "train" / f"{name}.txt").read_text()
         assert la == (tmp_path / "labels" / "train" / f"{name}.txt").read_text()
+
+
+def test_two_workers_write_the_same_scenes_as_one(dataset: Path, tmp_path: Path) -> None:
+    synthesize(SCENE_CHUNK + 1, tmp_path, seed=3, designs=["procedural"], imgsz=IMGSZ, workers=2)
+    written = sorted((tmp_path / "images" / "train").iterdir())
+    assert len(written) == SCENE_CHUNK + 1
+    for i in range(6):
+        name = scene_name(3, i)
+        for kind, ext in (("images", "jpg"), ("labels", "txt")):
+            ours = (tmp_path / kind / "train" / f"{name}.{ext}").read_bytes()
+            assert ours == (dataset / kind / "train" / f"{name}.{ext}").read_bytes()
 
 
 def test_sets_of_two_seeds_share_a_folder_without_overwriting(tmp_path: Path) -> None:

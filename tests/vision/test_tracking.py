@@ -725,6 +725,46 @@ def test_game_feed_a_lead_three_plays_agree_with_stays_sure() -> None:
     ]
 
 
+def test_game_feed_a_card_too_many_read_in_doubt_is_left_out_once_two_plays_agree() -> None:
+    # W's pair of jacks, one jack's hidden corner read weakly as a queen beside them
+    feed = GameFeed(declarer="S", trump="S")
+    feed.apply(PlayEvent("S", ("2S", "2S"), 0.0, 0.5))
+    feed.apply(PlayEvent("W", ("JH", "JH", "QH"), 1.0, 1.5, unsure=(("QH", 0.38),)))
+    assert feed.record["tricks"][0]["plays"][1]["cards"] == ["JH", "JH", "QH"]  # one to go by
+    (left_out,) = feed.apply(PlayEvent("N", ("3H", "3H"), 2.0, 2.5))
+    assert (left_out.kind, left_out.seat, left_out.cards) == ("count_mismatch", "W", ("QH",))
+    assert "QH (0.38), read in doubt, is left out" in left_out.detail
+    assert feed.record["tricks"][0]["plays"][1] == {"seat": "W", "cards": ["JH", "JH"], "t": 1.0}
+    feed.apply(PlayEvent("E", ("6H", "6H"), 3.0, 3.5))
+    assert feed.audit().infractions == []
+
+
+def test_game_feed_a_lead_with_a_big_pip_read_as_an_ace_in_doubt_loses_it() -> None:
+    # N led 4H; its big pip read as a second card, AH, in doubt: three single followers
+    feed = GameFeed(declarer="N", trump="S")
+    feed.apply(PlayEvent("N", ("4H", "AH"), 0.0, 0.5, unsure=(("AH", 0.52),)))
+    for seat, card, t in (("E", "AH", 2.0), ("S", "3H", 4.0), ("W", "10H", 6.0)):
+        feed.apply(PlayEvent(seat, (card,), t, t + 0.5))
+    assert [p["cards"] for p in feed.record["tricks"][0]["plays"]] == [
+        ["4H"], ["AH"], ["3H"], ["10H"]
+    ]  # fmt: skip
+    assert not [i for i in feed.audit().infractions if not i.to_check]
+
+
+def test_game_feed_a_surplus_not_singled_out_by_doubt_stays_as_read() -> None:
+    # two cards too many, one of them read in doubt: which is which is not known
+    feed = GameFeed(declarer="S", trump="S")
+    feed.apply(PlayEvent("S", ("2S",), 0.0, 0.5))
+    feed.apply(PlayEvent("W", ("JH", "QH", "KH"), 1.0, 1.5, unsure=(("QH", 0.4),)))
+    feed.apply(PlayEvent("N", ("3H",), 2.0, 2.5))
+    assert feed.record["tricks"][0]["plays"][1]["cards"] == ["JH", "QH", "KH"]
+    # a card too many read surely stays too: a player may put down one card too many
+    feed = GameFeed(declarer="S", trump="S")
+    for seat, cards, t in (("S", ("2S",), 0.0), ("W", ("JH", "QH"), 1.0), ("N", ("3H",), 2.0)):
+        feed.apply(PlayEvent(seat, cards, t, t + 0.5))
+    assert feed.record["tricks"][0]["plays"][1]["cards"] == ["JH", "QH"]
+
+
 # ----- out of play: a card taken back (悔牌) before the sweep, a card lying outside every zone
 # (synthetic zone reads through the tracker, the exposed-card watcher and the game feed).
 

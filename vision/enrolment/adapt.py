@@ -378,7 +378,7 @@ def adapt_deck(
     minutes: float,
     *,
     seed: int = 0,
-    workers: int = 1,
+    workers: int | None = None,
     scenes: int | None = None,
     val_scenes: int | None = None,
     crop_sizes: Sequence[int] = (320, 640),
@@ -400,9 +400,9 @@ def adapt_deck(
     ``seed`` seeds the data (training crops ``seed``, validation crops ``seed + 1``, held-out
     stills ``seed + 2``, the localiser's scenes ``seed + 3`` and ``seed + 4``, the tuning stills
     ``seed + 5``, the localiser's card-free scenes ``seed + 6`` and ``seed + 7``); ``workers``
-    processes cut the crops; ``scenes`` training scenes for the classifier's crops (default
-    :func:`default_scenes` of its minutes) and ``val_scenes`` validation ones (default a tenth,
-    at least 10), drawn at ``crop_sizes`` px;
+    processes render the scenes, stills and crops (default: one a core); ``scenes`` training
+    scenes for the classifier's crops (default :func:`default_scenes` of its minutes) and
+    ``val_scenes`` validation ones (default a tenth, at least 10), drawn at ``crop_sizes`` px;
     ``localiser_share`` of the minutes trains the localiser (0: the bundled one stays) on
     ``localiser_scenes`` scenes (default :func:`default_localiser_scenes`); ``stills``
     held-out stills (and as many tuning stills) at ``still_size`` px; ``threads`` torch and
@@ -418,6 +418,7 @@ def adapt_deck(
     info = deck_info(deck)
     _check_train_extra()
     threads = threads or os.cpu_count() or 1
+    workers = workers or os.cpu_count() or 1
     localiser_minutes = minutes * localiser_share
     classifier_minutes = minutes - localiser_minutes
     n_train = scenes if scenes is not None else default_scenes(classifier_minutes)
@@ -451,12 +452,12 @@ def adapt_deck(
             "card_free": n_loc // CARD_FREE_EVERY,
             "faces": faces,
         }
-        if _make_stills(work / "stills", info, stills_recipe, "held-out stills", say):
+        if _make_stills(work / "stills", info, stills_recipe, "held-out stills", workers, say):
             reused.append("stills")
         localiser_weights: Path | None = None
         localiser_run: dict[str, Any] = {}
         if localiser_share > 0:
-            _make_scenes(work, info, scenes_recipe, say, reused)
+            _make_scenes(work, info, scenes_recipe, workers, say, reused)
             localiser_recipe = {
                 "minutes": localiser_minutes,
                 "lr0": LOCALISER_LR0,
@@ -494,7 +495,7 @@ def adapt_deck(
         new_localiser = miner if localiser_weights is not None else None
         candidate = _candidate(work, weights, new_localiser, bundled, say, reused)
         joker_size = _choose_joker_size(
-            candidate, bundled, work, info, tuning_recipe, threads, say, reused
+            candidate, bundled, work, info, tuning_recipe, threads, workers, say, reused
         )
         say("scoring the bundled pair and the candidate on the held-out stills")
         stills_dir = work / "stills"
@@ -616,6 +617,7 @@ def _make_stills(
     info: DeckInfo,
     recipe: Mapping[str, Any],
     what: str,
+    workers: int,
     say: Callable[[str], None],
 ) -> bool:
     """Renders of the deck alone (``recipe``: count, seed, size, shares) in ``folder``, a YOLO
@@ -634,6 +636,7 @@ def _make_stills(
             "test",
             small_share=float(recipe["small_cards"]),
             joker_share=float(recipe["jokers"]),
+            workers=workers,
         )
 
     return made_once(
@@ -648,6 +651,7 @@ def _choose_joker_size(
     info: DeckInfo,
     tuning_recipe: Mapping[str, Any],
     threads: int,
+    workers: int,
     say: Callable[[str], None],
     reused: list[str],
 ) -> float | None:
@@ -660,7 +664,7 @@ def _choose_joker_size(
     from vision.training.train import carry_pair_settings, set_joker_size
 
     tuning = work / "tuning"
-    if _make_stills(tuning, info, tuning_recipe, "tuning stills", say):
+    if _make_stills(tuning, info, tuning_recipe, "tuning stills", workers, say):
         reused.append("tuning stills")
     carry_pair_settings(bundled, candidate)
     carried = CardDetector(candidate, threads=threads).joker_size
@@ -688,6 +692,7 @@ def _make_scenes(
     work: Path,
     info: DeckInfo,
     recipe: Mapping[str, Any],
+    workers: int,
     say: Callable[[str], None],
     reused: list[str],
 ) -> None:
@@ -714,6 +719,7 @@ def _make_scenes(
                 split,
                 small_share=float(recipe["small_cards"]),
                 joker_share=float(recipe["jokers"]),
+                workers=workers,
             )
         card_free = int(recipe["card_free"])
         for split, n, split_seed in (

@@ -356,12 +356,12 @@ def synthesize_crops(
     jobs = [(s, min(s + chunk, n_scenes), recipe) for s in range(0, n_scenes, chunk)]
     total = 0
     bar = iter(progress(len(jobs), f"crops {split} (×{chunk} scenes)"))
-    if workers <= 1:
+    if workers <= 1 or len(jobs) <= 1:
         for job in jobs:
             total += _render_chunk(job)
             next(bar, None)
         return total
-    with multiprocessing.get_context("spawn").Pool(workers) as pool:
+    with multiprocessing.get_context("spawn").Pool(min(workers, len(jobs))) as pool:
         for written in pool.imap_unordered(_render_chunk, jobs):
             total += written
             next(bar, None)

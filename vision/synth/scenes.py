@@ -29,7 +29,8 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Iterable, Iterator, Sequence
+import multiprocessing
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -764,6 +765,23 @@ def progress(n: int, desc: str) -> Iterable[int]:
     return bar
 
 
+def progress_bar(n: int, desc: str) -> Callable[[int], None]:
+    """A bar over ``n`` items; the function returned moves it on by a number of them (and
+    closes it at ``n``)."""
+    items = iter(progress(n, desc))
+    done = 0
+
+    def advance(k: int) -> None:
+        nonlocal done
+        for _ in range(k):
+            next(items, None)
+        done += k
+        if done >= n:
+            next(items, None)  # the end of the iteration closes the bar
+
+    return advance
+
+
 def write_data_yaml(out: Path) -> None:
     """``out/data.yaml`` (ultralytics) and ``out/classes.txt`` for the dataset in ``out``."""
     out = out.resolve()
@@ -780,6 +798,47 @@ def write_data_yaml(out: Path) -> None:
     (out / "classes.txt").write_text("\n".join(CLASS_NAMES) + "\n", encoding="utf-8")
 
 
+@dataclass(frozen=True)
+class _SceneRecipe:
+    """What every chunk of one :func:`synthesize` run draws (see its arguments)."""
+
+    out: Path
+    seed: int
+    designs: tuple[str, ...]
+    imgsz: int
+    split: str
+    small_share: float
+    joker_share: float
+    square_bowls: float
+
+
+SCENE_CHUNK = 25
+"""Scenes one worker renders at a time."""
+
+
+def _write_scenes(job: tuple[int, int, _SceneRecipe]) -> int:
+    """Render and write scenes ``start`` … ``stop - 1`` of a recipe; returns how many."""
+    start, stop, r = job
+    img_dir, lbl_dir = r.out / "images" / r.split, r.out / "labels" / r.split
+    for i in range(start, stop):
+        rng = np.random.default_rng(r.seed * 1_000_003 + i)
+        img, boxes = render_scene(
+            rng, r.designs, r.imgsz, r.seed, r.small_share, r.joker_share, r.square_bowls
+        )
+        quality = int(rng.integers(40, 96))
+        bgr = cv2.cvtColor(img, cv2.COLOR_RGB2BGR)
+        name = scene_name(r.seed, i)
+        cv2.imwrite(str(img_dir / f"{name}.jpg"), bgr, [cv2.IMWRITE_JPEG_QUALITY, quality])
+        size = r.imgsz
+        lines = [
+            f"{c} {(x0 + x1) / 2 / size:.6f} {(y0 + y1) / 2 / size:.6f} "
+            f"{(x1 - x0) / size:.6f} {(y1 - y0) / size:.6f}"
+            for c, x0, y0, x1, y1 in boxes
+        ]
+        (lbl_dir / f"{name}.txt").write_text("".join(line + "\n" for line in lines))
+    return stop - start
+
+
 def synthesize(
     n: int,
     out: Path,
@@ -790,9 +849,11 @@ def synthesize(
     small_share: float = SMALL_SHARE,
     joker_share: float = JOKER_SHARE,
     square_bowls: float = SQUARE_BOWLS,
+    workers: int = 1,
 ) -> None:
     """Write ``n`` synthetic scenes as ``out/images/<split>/sSEED_NNNNNN.jpg`` + YOLO labels
-    (``small_share``, ``joker_share``, ``square_bowls``: see :func:`render_scene`)."""
+    (``small_share``, ``joker_share``, ``square_bowls``: see :func:`render_scene`);
+    ``workers`` processes share the scenes, which come out the same for any number."""
     if not 0.0 <= small_share <= 1.0:
         raise ValueError(f"small-card share {small_share} must lie in 0…1")
     if not 0.0 <= joker_share <= 1.0:
@@ -804,22 +865,20 @@ def synthesize(
     for design in designs:
         check_design(design)
     out = Path(out)
-    img_dir, lbl_dir = out / "images" / split, out / "labels" / split
-    img_dir.mkdir(parents=True, exist_ok=True)
-    lbl_dir.mkdir(parents=True, exist_ok=True)
-    for i in progress(n, f"synth {split}"):
-        rng = np.random.default_rng(seed * 1_000_003 + i)
-        img, boxes = render_scene(rng, designs, imgsz, seed, small_share, joker_share, square_bowls)
-        quality = int(rng.integers(40, 96))
-        bgr = cv2.cvtColor(img, cv2.COLOR_RGB2BGR)
-        name = scene_name(seed, i)
-        cv2.imwrite(str(img_dir / f"{name}.jpg"), bgr, [cv2.IMWRITE_JPEG_QUALITY, quality])
-        lines = [
-            f"{c} {(x0 + x1) / 2 / imgsz:.6f} {(y0 + y1) / 2 / imgsz:.6f} "
-            f"{(x1 - x0) / imgsz:.6f} {(y1 - y0) / imgsz:.6f}"
-            for c, x0, y0, x1, y1 in boxes
-        ]
-        (lbl_dir / f"{name}.txt").write_text("".join(line + "\n" for line in lines))
+    (out / "images" / split).mkdir(parents=True, exist_ok=True)
+    (out / "labels" / split).mkdir(parents=True, exist_ok=True)
+    recipe = _SceneRecipe(
+        out, seed, tuple(designs), imgsz, split, small_share, joker_share, square_bowls
+    )
+    jobs = [(s, min(s + SCENE_CHUNK, n), recipe) for s in range(0, n, SCENE_CHUNK)]
+    bar = progress_bar(n, f"synth {split}")
+    if workers <= 1 or len(jobs) <= 1:
+        for job in jobs:
+            bar(_write_scenes(job))
+    else:
+        with multiprocessing.get_context("spawn").Pool(min(workers, len(jobs))) as pool:
+            for written in pool.imap_unordered(_write_scenes, jobs):
+                bar(written)
     write_data_yaml(out)
 
 
