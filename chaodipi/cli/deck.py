@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from pathlib import Path
 
 from chaodipi.cli.calibrate import grab_frame
 from chaodipi.cli.detect_eval import read_image
 from chaodipi.config import load_config
-from vision.enrolment.adapt import BEATS, LOCALISER_SHARE, adapt_deck
+from vision.enrolment.adapt import BEATS, DEFAULT_MINUTES, LOCALISER_SHARE, adapt_deck
 from vision.enrolment.capture import PARTIAL, capture_deck
 from vision.enrolment.mat import DEFAULT_DPI, HALF_COUNT, SLOT_COUNT, EnrolmentError, write_mat
 from vision.table_geometry import TableGeometry
@@ -72,9 +73,10 @@ def add_deck_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     a.add_argument(
         "--minutes",
         type=float,
-        default=30.0,
+        default=DEFAULT_MINUTES,
         metavar="M",
-        help="minutes of training on the CPU (default 30; making the data comes on top)",
+        help=f"minutes of training on the CPU (default {DEFAULT_MINUTES:g}: about 18 minutes in "
+        "all with making the data and scoring, on 2 cores)",
     )
     a.add_argument(
         "--localiser-share",
@@ -144,6 +146,7 @@ def cmd_capture(args: argparse.Namespace) -> int:
 
 def cmd_adapt(args: argparse.Namespace) -> int:
     """Adapt the classifier to the deck; print both pairs' scores and what was kept."""
+    started = time.monotonic()
     result = adapt_deck(
         args.deck,
         args.minutes,
@@ -164,7 +167,8 @@ def cmd_adapt(args: argparse.Namespace) -> int:
     )
     print(
         f"  adapted pair  {result.candidate.text()}  ({localiser}classifier {result.epochs} "
-        f"epochs, {result.train_seconds / 60:.1f} min of training)"
+        f"epochs, {result.train_seconds / 60:.1f} min of training, "
+        f"{(time.monotonic() - started) / 60:.1f} min in all)"
     )
     if result.model is not None:
         print(f"wrote {result.model}: run, replay, replay-eval and demo read it with --deck")
