@@ -326,7 +326,7 @@ def test_a_localiser_kept_from_an_earlier_run_has_its_joker_size_chosen_afresh(
     work = tmp_path / "work"
     work.mkdir()
     ratio = _choose_joker_size(
-        localiser, DEFAULT_MODEL, work, deck_info(deck), tuning, 2, said.append, []
+        localiser, DEFAULT_MODEL, work, deck_info(deck), tuning, 2, 1, said.append, []
     )
     assert [line for line in said if line.startswith("joker size:")]  # both sizes were scored
     assert CardDetector(localiser).joker_size == ratio
