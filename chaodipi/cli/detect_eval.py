@@ -22,6 +22,7 @@ from vision.detector import (
     JOKER_LOC_CONF,
     JOKER_SIZE_RATIO,
     MAX_TILES,
+    WEAK_INDEX_LOC_CONF,
     Calibration,
     CardDetector,
 )
@@ -68,6 +69,7 @@ def _detector(args: argparse.Namespace) -> CardDetector:
         conf=getattr(args, "conf", CONF),
         joker_conf=getattr(args, "joker_conf", None),
         joker_loc_conf=getattr(args, "joker_loc_conf", JOKER_LOC_CONF),
+        weak_index_loc_conf=getattr(args, "weak_index_loc_conf", WEAK_INDEX_LOC_CONF),
         joker_size_ratio=getattr(args, "joker_size_ratio", None),
         classifier_path=_classifier_choice(getattr(args, "classifier", "auto")),
         max_tiles=tiles or MAX_TILES,
@@ -212,6 +214,13 @@ def _common(p: argparse.ArgumentParser) -> None:
         default=JOKER_LOC_CONF,
         help=f"the least localiser score a whole-card box is read at, as a joker only "
         f"(default {JOKER_LOC_CONF}; 1 turns it off)",
+    )
+    p.add_argument(
+        "--weak-index-loc-conf",
+        type=float,
+        default=WEAK_INDEX_LOC_CONF,
+        help="the least localiser score a box is read at as a card, kept only when read surely "
+        f"(default {WEAK_INDEX_LOC_CONF}; 1 turns it off)",
     )
     p.add_argument(
         "--joker-size-ratio",

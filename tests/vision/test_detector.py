@@ -367,6 +367,22 @@ def test_a_weakly_localised_whole_card_is_kept_only_as_a_sure_joker(tmp_path: Pa
     assert CardDetector(model, threads=1, conf=0.5, joker_loc_conf=1.0).detect(image) == []
 
 
+def test_a_weakly_localised_index_is_kept_only_when_read_surely(tmp_path: Path) -> None:
+    """A deck's own localiser scores some of its indices just under its bar: from
+    ``weak_index_loc_conf`` such a box is read, and kept only as a card read at
+    ``JOKER_READ_CONF`` (as a joker only by the whole-card rule)."""
+    from tests.tiny_models import tiny_classifier, tiny_localiser
+
+    image = np.full((64, 64, 3), 200, np.uint8)
+    model = tiny_localiser(tmp_path / "card_detector.onnx", score=0.2)
+    for reads, kept in (({"QC": 1.0}, ["QC"]), ({"QC": 0.9, "10C": 0.1}, [])):
+        tiny_classifier(tmp_path / "card_classifier.onnx", reads=reads)
+        det = CardDetector(model, threads=1, conf=0.5)
+        assert [d.identity for d in det.detect(image)] == kept
+    tiny_classifier(tmp_path / "card_classifier.onnx", always="QC")
+    assert CardDetector(model, threads=1, conf=0.5, weak_index_loc_conf=1.0).detect(image) == []
+
+
 def test_a_weak_box_is_a_picture_joker_only_when_it_is_a_card_s_size_against_the_indices(
     tmp_path: Path,
 ) -> None:

@@ -310,7 +310,7 @@ def _score(
     """The pair whose localiser is ``detector`` (classifier beside it) on ``stills``, cached in
     ``cache`` by the pair's digest and the stills' recipe; ``joker_size`` overrides the joker
     size ratio the pair carries."""
-    from vision.detector import CardDetector
+    from vision.detector import WEAK_INDEX_LOC_CONF, CardDetector
     from vision.training.evaluate import evaluate
 
     key = {
@@ -318,6 +318,7 @@ def _score(
         "stills": dict(stills_recipe),
         "tiles": STILL_TILES,
         "joker_size": joker_size,
+        "weak_index_loc_conf": WEAK_INDEX_LOC_CONF,
     }
     cached = _read_json(cache)
     if isinstance(cached, dict) and cached.get("key") == key:
