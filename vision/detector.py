@@ -714,7 +714,8 @@ class CardDetector:
             image_bgr, [tuple(map(float, b)) for b in boxes], source=source
         )
         index = {name: i for i, name in enumerate(self.names)}
-        weak_joker_conf = max(self.conf, JOKER_READ_CONF)
+        weak_box_conf = max(self.conf, JOKER_READ_CONF)
+        surely_boxed = ~maybe_joker & ~maybe_index
         keep = [
             i
             for i, (name, prob, *_) in enumerate(reads)
@@ -722,15 +723,11 @@ class CardDetector:
             and prob >= self.conf
             and (name not in JOKERS or prob >= self.joker_bar)
             and (
-                not (maybe_joker[i] or maybe_index[i])
-                or (
-                    prob >= weak_joker_conf
-                    and (maybe_joker[i] if name in JOKERS else maybe_index[i])
-                )
+                surely_boxed[i]
+                or (prob >= weak_box_conf and (maybe_joker if name in JOKERS else maybe_index)[i])
             )
         ]
         kept = set(keep)
-        surely_boxed = ~maybe_joker & ~maybe_index
         if unread is not None:
             unread += [
                 (float(b[0]), float(b[1]), float(b[2]), float(b[3]))
