@@ -27,9 +27,11 @@ from tests.tiny_models import tiny_classifier, tiny_localiser
 from vision.detector import DEFAULT_MODEL, CardDetector
 from vision.enrolment.adapt import (
     ANY_SIZE,
+    JOKER_BARS,
     AdaptError,
     AdaptResult,
     PairScore,
+    _choose_joker_bar,
     _choose_joker_size,
     adapt_deck,
     beats,
@@ -306,6 +308,19 @@ def test_adapt_prints_both_scores_and_what_it_kept(
 
 # ---------------------------------------------------------------- deck adapt, end to end
 
+TINY_TUNING = {"stills": 3, "seed": 1, "imgsz": 160, "small_cards": 1.0, "jokers": 0.2}
+
+
+def _bundled_pair_copy(folder: Path) -> Path:
+    """A candidate pair that is a copy of the bundled one; its localiser's path."""
+    folder.mkdir()
+    localiser = folder / "card_detector.onnx"
+    shutil.copyfile(DEFAULT_MODEL, localiser)
+    shutil.copyfile(
+        DEFAULT_MODEL.with_name("card_classifier.onnx"), folder / "card_classifier.onnx"
+    )
+    return localiser
+
 
 @needs_train_extra
 def test_a_localiser_kept_from_an_earlier_run_has_its_joker_size_chosen_afresh(
@@ -313,23 +328,34 @@ def test_a_localiser_kept_from_an_earlier_run_has_its_joker_size_chosen_afresh(
 ) -> None:
     from vision.training.train import set_joker_size
 
-    candidate = tmp_path / "candidate"
-    candidate.mkdir()
-    localiser = candidate / "card_detector.onnx"
-    shutil.copyfile(DEFAULT_MODEL, localiser)
-    shutil.copyfile(
-        DEFAULT_MODEL.with_name("card_classifier.onnx"), localiser.parent / "card_classifier.onnx"
-    )
+    localiser = _bundled_pair_copy(tmp_path / "candidate")
     set_joker_size(localiser, ANY_SIZE)  # chosen beside an earlier run's classifier
     said: list[str] = []
-    tuning = {"stills": 3, "seed": 1, "imgsz": 160, "small_cards": 1.0, "jokers": 0.2}
     work = tmp_path / "work"
     work.mkdir()
     ratio = _choose_joker_size(
-        localiser, DEFAULT_MODEL, work, deck_info(deck), tuning, 2, 1, said.append, []
+        localiser, DEFAULT_MODEL, work, deck_info(deck), TINY_TUNING, 2, 1, said.append, []
     )
     assert [line for line in said if line.startswith("joker size:")]  # both sizes were scored
     assert CardDetector(localiser).joker_size == ratio
+
+
+@needs_train_extra
+def test_a_candidate_reads_jokers_from_the_bar_the_tuning_stills_choose(
+    deck: Path, tmp_path: Path
+) -> None:
+    localiser = _bundled_pair_copy(tmp_path / "candidate")
+    said: list[str] = []
+    work = tmp_path / "work"
+    work.mkdir()
+    _choose_joker_size(
+        localiser, DEFAULT_MODEL, work, deck_info(deck), TINY_TUNING, 2, 1, said.append, []
+    )
+    bar = _choose_joker_bar(localiser, work, TINY_TUNING, 2, said.append)
+    carried = CardDetector(DEFAULT_MODEL).joker_bar
+    assert bar in (carried, *JOKER_BARS)
+    assert CardDetector(localiser).joker_bar == bar  # the candidate carries the bar chosen
+    assert [line for line in said if line.startswith(f"joker bar: {bar:g} ")]
 
 
 @needs_train_extra
@@ -382,6 +408,9 @@ def test_adapt_end_to_end_on_a_tiny_budget_then_a_second_run_reuses_its_work(
     assert carried in (ANY_SIZE, CardDetector(DEFAULT_MODEL).joker_size)
     if first.model is not None:
         assert report["joker_size_ratio"] == carried
+        assert (
+            report["joker_bar"] == CardDetector(work / "candidate" / "card_detector.onnx").joker_bar
+        )
     stamps = [p.stat().st_mtime_ns for p in crops]
 
     said.clear()

@@ -45,6 +45,10 @@ the **classifier** for the rest; ``localiser_share=0`` keeps the bundled localis
    jokers, whose small marks its localiser scores under its threshold) — whichever
    :func:`beats` the other on *tuning stills*, another 100 of the held-out stills' kind
    (``.adapt/tuning``, seed ``seed + 5``), never on the held-out stills themselves.
+   **Joker bar**: then, on the same tuning stills, the candidate reads jokers from the bar the
+   bundled pair carries (``set_joker_conf``) or from a lower one (:data:`JOKER_BARS`),
+   whichever reads the most identities there while beating the carried bar (:func:`beats`);
+   the bar chosen is written into the candidate's localiser (:func:`_choose_joker_bar`).
 5. **Scores**: the candidate and the bundled pair on the held-out stills, identity precision /
    recall (:func:`vision.training.evaluate.evaluate`; a pair's score is cached by its files'
    digest).
@@ -118,6 +122,12 @@ ANY_SIZE = 0.0
 """The joker size ratio (:func:`vision.training.train.set_joker_size`) that reads a weakly
 localised box of any size as a joker: orell's ringed stars, 19–30 px in a 1280 px still, are
 smaller than its indices (a ratio of 1 reads none of them)."""
+JOKER_BARS = (0.65, 0.5)
+"""Joker bars a candidate is tried at on the tuning stills beside the one the bundled pair
+carries (0.8: the bundled pair's false jokers on real photos, a Bicycle ace's lettering, set
+it). A deck's own classifier has seen that deck's jokers, and reads some of them surely enough
+yet under 0.8: atlasnye's small joker under a 7H, its "JOKER" strip boxed and read SJ at 0.68
+(hand 9019), left the play a card short."""
 TUNING_SEED_OFFSET = 3
 """The tuning stills' seed: the held-out stills' seed + this (``seed + 5``)."""
 LOCALISER_EXPORT_SIZE = 512
@@ -306,10 +316,11 @@ def _score(
     threads: int,
     stills_recipe: Mapping[str, Any],
     joker_size: float | None = None,
+    joker_conf: float | None = None,
 ) -> PairScore:
     """The pair whose localiser is ``detector`` (classifier beside it) on ``stills``, cached in
-    ``cache`` by the pair's digest and the stills' recipe; ``joker_size`` overrides the joker
-    size ratio the pair carries."""
+    ``cache`` by the pair's digest and the stills' recipe; ``joker_size`` and ``joker_conf``
+    override the joker size ratio and the joker bar the pair carries."""
     from vision.detector import WEAK_INDEX_LOC_CONF, CardDetector
     from vision.training.evaluate import evaluate
 
@@ -318,13 +329,18 @@ def _score(
         "stills": dict(stills_recipe),
         "tiles": STILL_TILES,
         "joker_size": joker_size,
+        "joker_conf": joker_conf,
         "weak_index_loc_conf": WEAK_INDEX_LOC_CONF,
     }
     cached = _read_json(cache)
     if isinstance(cached, dict) and cached.get("key") == key:
         return PairScore(**cached["score"])
     reader = CardDetector(
-        detector, threads=threads, max_tiles=STILL_TILES, joker_size_ratio=joker_size
+        detector,
+        threads=threads,
+        max_tiles=STILL_TILES,
+        joker_size_ratio=joker_size,
+        joker_conf=joker_conf,
     )
     result = evaluate(stills, reader)
     score = PairScore(
@@ -502,6 +518,7 @@ def adapt_deck(
         joker_size = _choose_joker_size(
             candidate, bundled, work, info, tuning_recipe, threads, workers, say, reused
         )
+        joker_bar = _choose_joker_bar(candidate, work, tuning_recipe, threads, say)
         say("scoring the bundled pair and the candidate on the held-out stills")
         stills_dir = work / "stills"
         bundled_score = _score(
@@ -549,6 +566,7 @@ def adapt_deck(
                 },
                 "localiser": localiser,
                 "joker_size_ratio": joker_size,
+                "joker_bar": joker_bar,
             }
             written = _write_model(deck, candidate.parent, report)
     return AdaptResult(
@@ -691,6 +709,47 @@ def _choose_joker_size(
         f"on the tuning stills against {any_size.text()} at any size)"
     )
     return carried
+
+
+def _choose_joker_bar(
+    candidate: Path,
+    work: Path,
+    tuning_recipe: Mapping[str, Any],
+    threads: int,
+    say: Callable[[str], None],
+) -> float:
+    """Write into the candidate localiser the joker bar, of the one it carries and the lower
+    :data:`JOKER_BARS`, that reads the most identities on the tuning stills (made by
+    :func:`_choose_joker_size`) while beating the carried bar; returns the bar it carries
+    then. A tie keeps the higher bar."""
+    from vision.detector import CardDetector
+    from vision.training.train import set_joker_conf
+
+    tuning = work / "tuning"
+    carried = CardDetector(candidate, threads=threads).joker_bar
+    as_carried = _score(
+        candidate, tuning, work / "tuning_joker_bar.json", threads, tuning_recipe, None, carried
+    )
+    chosen, best = carried, as_carried
+    for bar in (b for b in JOKER_BARS if b < carried):
+        score = _score(
+            candidate,
+            tuning,
+            work / f"tuning_joker_bar_{bar}.json",
+            threads,
+            tuning_recipe,
+            None,
+            bar,
+        )
+        if beats(score, as_carried) and beats(score, best):
+            chosen, best = bar, score
+    if chosen != carried:
+        set_joker_conf(candidate, chosen)
+    say(
+        f"joker bar: {chosen:g} ({best.text()} on the tuning stills; "
+        f"{as_carried.text()} at the carried {carried:g})"
+    )
+    return chosen
 
 
 def _make_scenes(
