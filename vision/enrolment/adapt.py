@@ -727,20 +727,15 @@ def _choose_joker_bar(
 
     tuning = work / "tuning"
     carried = CardDetector(candidate, threads=threads).joker_bar
-    as_carried = _score(
-        candidate, tuning, work / "tuning_joker_bar.json", threads, tuning_recipe, None, carried
-    )
+
+    def read_at(bar: float) -> PairScore:
+        cache = work / f"tuning_joker_bar_{bar:g}.json"
+        return _score(candidate, tuning, cache, threads, tuning_recipe, joker_conf=bar)
+
+    as_carried = read_at(carried)
     chosen, best = carried, as_carried
     for bar in (b for b in JOKER_BARS if b < carried):
-        score = _score(
-            candidate,
-            tuning,
-            work / f"tuning_joker_bar_{bar}.json",
-            threads,
-            tuning_recipe,
-            None,
-            bar,
-        )
+        score = read_at(bar)
         if beats(score, as_carried) and beats(score, best):
             chosen, best = bar, score
     if chosen != carried:
