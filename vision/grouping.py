@@ -9,7 +9,10 @@ opposite index centres about 3–9 index heights apart) and their direction does
 clearly higher than wide (or wider) lies along its card's long side, and opposite corners are
 joined across the card, about 35° off that side — never along it, as the column of indices a
 tight fan of cards shows. Near-duplicate boxes (the same corner seen twice) are folded into
-one, and so are two boxes of one corner read as two identities (the surer read stands). At
+one, and so are two boxes of one corner read as two identities (the surer read stands) — but
+with the scale known, two boxes overlapping little whose centres lie a fan's step apart
+(``FAN_STEP_CM``) are two cards' corners however wide they are (a fanned pair of big jokers:
+two 2 cm wide "JOKER" columns 1.4 cm apart had been folded into one). At
 most two copies of an identity exist; a reading with more is merged down to two and flagged
 ``ambiguous``. When the image's scale is known (the pipeline's zone views, 12 px a cm) the
 distance is judged in cm instead (``CORNER_CM``): index sizes differ between decks by half — the
@@ -68,6 +71,7 @@ DIAGONAL_DEG = (10.0, 60.0)  # opposite corners' line to the card's long side (a
 SAME_CENTRE = 1.0  # two corner pairs whose midpoints are this close, in index sizes, are one card
 SAME_DIAGONAL = 1.25  # … when the longer of their two diagonals is at most this × the shorter
 SURE_APART = 0.95  # two corners read as two ranks this surely are two cards
+FAN_STEP_CM = 1.0  # same-identity boxes' centres this far apart (and overlapping little): two cards
 
 
 class BoxLike(Protocol):
@@ -181,13 +185,19 @@ def is_duplicate(a: Box, b: Box, duplicate_iou: float = DUPLICATE_IOU) -> bool:
     return close or iou(a, b) >= duplicate_iou
 
 
-def _read_twice(a: Box, b: Box) -> bool:
+def _read_twice(a: Box, b: Box, px_per_cm: float | None = None) -> bool:
     """Whether two boxes *read as one identity* are one corner seen twice: duplicates, or
     centres within ``DUPLICATE_SIDES`` of the wider box's short side (a box that straddles an
     index and its neighbour's edge is narrower than the index it repeats). Boxes read as two
-    identities need the stricter :func:`is_duplicate`: a fan's next index may lie that close."""
+    identities need the stricter :func:`is_duplicate`: a fan's next index may lie that close.
+    With the scale known (``px_per_cm``), boxes overlapping less than ``DUPLICATE_IOU`` whose
+    centres lie ``FAN_STEP_CM`` or more apart are two cards' corners: a wide index (a big
+    joker's "JOKER" column, 2 cm) is wider than a fan's step."""
     (ax, ay), (bx, by) = _centre(a), _centre(b)
-    close = math.hypot(ax - bx, ay - by) < DUPLICATE_SIDES * max(_short_side(a), _short_side(b))
+    distance = math.hypot(ax - bx, ay - by)
+    if px_per_cm is not None and distance >= FAN_STEP_CM * px_per_cm:
+        return iou(a, b) >= DUPLICATE_IOU
+    close = distance < DUPLICATE_SIDES * max(_short_side(a), _short_side(b))
     return close or is_duplicate(a, b)
 
 
@@ -265,14 +275,16 @@ def _gap(a: _Card, b: _Card) -> float:
     return best
 
 
-def _without_duplicates(boxes: list[tuple[Box, float]]) -> list[tuple[Box, float]]:
+def _without_duplicates(
+    boxes: list[tuple[Box, float]], px_per_cm: float | None = None
+) -> list[tuple[Box, float]]:
     """Near-duplicates folded (the same corner seen twice): while any two boxes are duplicates,
     the box that duplicates the most others goes (a box the localiser put between two fanned
     copies duplicates both), the less sure one first."""
     kept = list(boxes)
     while True:
         links = [
-            sum(_read_twice(box, other) for j, (other, _) in enumerate(kept) if j != i)
+            sum(_read_twice(box, other, px_per_cm) for j, (other, _) in enumerate(kept) if j != i)
             for i, (box, _) in enumerate(kept)
         ]
         if not any(links):
@@ -314,7 +326,7 @@ def _group_one(
     max_copies: int,
     px_per_cm: float | None,
 ) -> tuple[list[_Card], bool]:
-    kept = _without_duplicates(boxes)
+    kept = _without_duplicates(boxes, px_per_cm)
     # Pair up greedily, best-fitting distance first.
     pairs: list[tuple[float, int, int]] = []
     for i in range(len(kept)):

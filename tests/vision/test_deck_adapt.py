@@ -333,11 +333,12 @@ def test_a_localiser_kept_from_an_earlier_run_has_its_joker_size_chosen_afresh(
     said: list[str] = []
     work = tmp_path / "work"
     work.mkdir()
-    ratio = _choose_joker_size(
+    ratio, at_ratio = _choose_joker_size(
         localiser, DEFAULT_MODEL, work, deck_info(deck), TINY_TUNING, 2, 1, said.append, []
     )
     assert [line for line in said if line.startswith("joker size:")]  # both sizes were scored
     assert CardDetector(localiser).joker_size == ratio
+    assert at_ratio is not None and at_ratio.images == TINY_TUNING["stills"]
 
 
 @needs_train_extra
@@ -348,12 +349,14 @@ def test_a_candidate_reads_jokers_from_the_bar_the_tuning_stills_choose(
     said: list[str] = []
     work = tmp_path / "work"
     work.mkdir()
-    _choose_joker_size(
+    _, at_size = _choose_joker_size(
         localiser, DEFAULT_MODEL, work, deck_info(deck), TINY_TUNING, 2, 1, said.append, []
     )
-    bar = _choose_joker_bar(localiser, work, TINY_TUNING, 2, said.append)
+    bar = _choose_joker_bar(localiser, work, TINY_TUNING, 2, said.append, at_size)
     carried = CardDetector(DEFAULT_MODEL).joker_bar
     assert bar in (carried, *JOKER_BARS)
+    # the candidate as it stands was read by the joker-size step: not read again at its bar
+    assert not (work / f"tuning_joker_bar_{carried:g}.json").exists()
     assert CardDetector(localiser).joker_bar == bar  # the candidate carries the bar chosen
     assert [line for line in said if line.startswith(f"joker bar: {bar:g} ")]
 

@@ -6,6 +6,7 @@ import pytest
 
 from vision.detector import Detection
 from vision.grouping import CardSighting, corner_fit, group_cards, summarize
+from vision.zone_reads import one_joker_each
 
 Box = tuple[float, float, float, float]
 
@@ -354,3 +355,19 @@ def test_two_four_index_copies_side_by_side_are_two_cards() -> None:
     cards = group_cards([det("7H", b) for b in boxes])
     assert shapes(cards) == [("7H", 4), ("7H", 4)]
     assert not any(c.ambiguous for c in cards)
+
+
+def test_a_fanned_pair_of_jokers_with_wide_indices_a_fan_step_apart_is_two_jokers() -> None:
+    # Replay footage (hand 9021, a validation deck's pair of big jokers fanned, 12 px a cm): the
+    # two vertical "JOKER" columns are 2 cm wide and lie 1.25 cm apart, the top joker's other
+    # corner boxed three times over. Two jokers, not one corner seen twice.
+    under = det("BJ", (273.0, 213.0, 297.0, 275.0), 0.95)
+    top = det("BJ", (290.0, 214.0, 310.0, 272.0), 0.96)
+    other_corner = [
+        det("BJ", (353.0, 259.0, 366.0, 305.0), 1.0),
+        det("BJ", (352.0, 277.0, 366.0, 316.0), 0.99),
+        det("BJ", (349.0, 255.0, 368.0, 317.0), 0.77),
+    ]
+    cards = group_cards([under, top, *other_corner], px_per_cm=12.0)
+    assert sorted(shapes(cards)) == [("BJ", 1), ("BJ", 2)]
+    assert one_joker_each(cards, 12.0) == cards  # too wide together for one card's parts

@@ -515,10 +515,10 @@ def adapt_deck(
         weights, run = _train(work, "classifier", train_recipe, baseline, threads, say, reused)
         new_localiser = miner if localiser_weights is not None else None
         candidate = _candidate(work, weights, new_localiser, bundled, say, reused)
-        joker_size = _choose_joker_size(
+        joker_size, at_size = _choose_joker_size(
             candidate, bundled, work, info, tuning_recipe, threads, workers, say, reused
         )
-        joker_bar = _choose_joker_bar(candidate, work, tuning_recipe, threads, say)
+        joker_bar = _choose_joker_bar(candidate, work, tuning_recipe, threads, say, at_size)
         say("scoring the bundled pair and the candidate on the held-out stills")
         stills_dir = work / "stills"
         bundled_score = _score(
@@ -677,10 +677,12 @@ def _choose_joker_size(
     workers: int,
     say: Callable[[str], None],
     reused: list[str],
-) -> float | None:
+) -> tuple[float | None, PairScore | None]:
     """Write :data:`ANY_SIZE` into the candidate localiser when reading weak boxes of any size
     as jokers beats the ratio it carries on the tuning stills (step 4 of the module docstring);
-    returns the ratio the candidate carries then (``None``: none, the detector's default).
+    returns the ratio the candidate carries then (``None``: none, the detector's default) and
+    its score on the tuning stills at that ratio (``None``: not read, the ratio carried
+    already being :data:`ANY_SIZE`).
     The choice is made afresh each run from the ``bundled`` pair's ratio: a localiser kept from
     an earlier run carries the choice made beside that run's classifier."""
     from vision.detector import CardDetector
@@ -692,7 +694,7 @@ def _choose_joker_size(
     carry_pair_settings(bundled, candidate)
     carried = CardDetector(candidate, threads=threads).joker_size
     if carried == ANY_SIZE:
-        return ANY_SIZE
+        return ANY_SIZE, None
     as_carried = _score(candidate, tuning, work / "tuning_carried.json", threads, tuning_recipe)
     any_size = _score(
         candidate, tuning, work / "tuning_any_size.json", threads, tuning_recipe, ANY_SIZE
@@ -703,12 +705,12 @@ def _choose_joker_size(
             f"joker size: weak boxes of any size read as jokers ({any_size.text()} on the "
             f"tuning stills against {as_carried.text()} whole-card sized only)"
         )
-        return ANY_SIZE
+        return ANY_SIZE, any_size
     say(
         f"joker size: whole-card sized weak boxes only, as the bundled pair ({as_carried.text()} "
         f"on the tuning stills against {any_size.text()} at any size)"
     )
-    return carried
+    return carried, as_carried
 
 
 def _choose_joker_bar(
@@ -717,11 +719,13 @@ def _choose_joker_bar(
     tuning_recipe: Mapping[str, Any],
     threads: int,
     say: Callable[[str], None],
+    at_carried_bar: PairScore | None = None,
 ) -> float:
     """Write into the candidate localiser the joker bar, of the one it carries and the lower
     :data:`JOKER_BARS`, that reads the most identities on the tuning stills (made by
     :func:`_choose_joker_size`) while beating the carried bar; returns the bar it carries
-    then. A tie keeps the higher bar."""
+    then. A tie keeps the higher bar. ``at_carried_bar``: the candidate's score on the tuning
+    stills as it is (the joker-size step's), which is then not read again."""
     from vision.detector import CardDetector
     from vision.training.train import set_joker_conf
 
@@ -732,7 +736,7 @@ def _choose_joker_bar(
         cache = work / f"tuning_joker_bar_{bar:g}.json"
         return _score(candidate, tuning, cache, threads, tuning_recipe, joker_conf=bar)
 
-    as_carried = read_at(carried)
+    as_carried = at_carried_bar if at_carried_bar is not None else read_at(carried)
     chosen, best = carried, as_carried
     for bar in (b for b in JOKER_BARS if b < carried):
         score = read_at(bar)
