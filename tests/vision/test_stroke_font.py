@@ -78,3 +78,14 @@ def test_no_square_bowls_asked_draws_the_fonts_of_older_recipes() -> None:
     squared = [StrokeFont.random(np.random.default_rng(s), 1.0) for s in range(20)]
     assert all(3.0 <= f.squareness <= 8.0 for f in squared)
     assert [f.variants for f in squared] == [f.variants for f in older]
+
+
+def test_every_lettering_font_draws_every_index_at_every_stroke_weight() -> None:
+    # Thinning a hairline font (Inter Thin, Lato Hairline) had erased its letters: a deck
+    # drawn in it printed blank ranks under a card's label.
+    from vision.synth.lettering import font_paths
+
+    for path in font_paths():
+        for thickness in (1, 2, 3):
+            for text in ("10", "A", "K", "Q", "J", "8", "JOKER"):
+                assert text_mask(text, path, 40, 1.0, thickness).max() > 0.5, (path, thickness)

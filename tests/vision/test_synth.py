@@ -302,3 +302,33 @@ def test_a_scene_lists_every_index_that_shows_even_a_glimpse_labelled_ones_inclu
     a, _ = render_scene(np.random.default_rng(2), ["procedural"], IMGSZ)
     b, _ = render_scene(np.random.default_rng(2), ["procedural"], IMGSZ, glimpses=[])
     assert (a == b).all()  # asking for them changes no pixel
+
+
+def test_two_procedural_decks_in_five_print_full_bleed_jokers_their_mark_kept_legible() -> None:
+    # Many Western decks fill the joker's face with its picture, a star in a paper disc at the
+    # corner: what a joker's strip under a fan then shows is picture, not paper.
+    from vision.synth.procedural import (
+        JOKER_FULL_BLEED_SHARE,
+        joker_full_bleed,
+        random_style,
+        render_procedural,
+    )
+
+    styles = [random_style(np.random.default_rng(seed)) for seed in range(300)]
+    full_bleed = [seed for seed, style in enumerate(styles) if joker_full_bleed(style)]
+    assert abs(len(full_bleed) / len(styles) - JOKER_FULL_BLEED_SHARE) < 0.1
+    pictures = []
+    for seed in full_bleed[:40]:
+        style = styles[seed]
+        for joker in ("BJ", "SJ"):
+            face = render_procedural(style, joker, 300, seed)
+            image = face.image[..., :3].astype(int)
+            h, w = image.shape[:2]
+            off_paper = np.abs(image - np.array(style.paper)).sum(axis=-1) > 60
+            pictures.append(off_paper[int(0.3 * h) : int(0.7 * h), int(0.2 * w) : int(0.8 * w)])
+            assert face.whole_face == (not style.joker_index)
+            if face.corners:  # the mark lies on a patch of paper, in ink
+                xs, ys = zip(*face.corners[0], strict=True)
+                rows, cols = slice(int(min(ys)), int(max(ys))), slice(int(min(xs)), int(max(xs)))
+                assert 0.2 < 1 - off_paper[rows, cols].mean() < 0.95
+    assert np.median([p.mean() for p in pictures]) > 0.8  # the middle of the face is picture

@@ -249,6 +249,9 @@ def _pil_font(path: str, size: int):  # type: ignore[no-untyped-def]
     return ImageFont.truetype(path, size)
 
 
+THINNED_INK_KEPT = 0.4
+
+
 def text_mask(
     text: str, font: Font, height: int, squeeze: float = 1.0, thickness: int = 2
 ) -> np.ndarray:
@@ -257,7 +260,9 @@ def text_mask(
     ``font`` is a TrueType path (drawn with Pillow), an OpenCV Hershey font id or a
     :class:`StrokeFont` (its own pen weight; text it cannot draw falls back to Hershey simplex);
     ``squeeze`` scales the width (condensed or wide lettering); ``thickness`` 1–3 is the stroke
-    weight (for TrueType 1 thins and 3 thickens the font's own strokes, 2 leaves them).
+    weight (for TrueType 1 thins and 3 thickens the font's own strokes, 2 leaves them; a font
+    too thin to thin, which would keep less than ``THINNED_INK_KEPT`` of its ink, is left as
+    it is).
     """
     if isinstance(font, StrokeFont):
         if font.draws(text):
@@ -272,9 +277,13 @@ def text_mask(
         img = Image.new("L", (x1 - x0 + 8, y1 - y0 + 8), 0)
         ImageDraw.Draw(img).text((4 - x0, 4 - y0), text, font=f, fill=255)
         m = np.asarray(img)
-        if thickness != 2:
-            kernel = np.ones((5, 5), np.uint8)
-            m = cv2.erode(m, kernel) if thickness < 2 else cv2.dilate(m, kernel)
+        if thickness > 2:
+            m = cv2.dilate(m, np.ones((5, 5), np.uint8))
+        elif thickness < 2:
+            thinned = cv2.erode(m, np.ones((5, 5), np.uint8))
+            # A hairline font has no stroke to spare: thinned, its letters would vanish.
+            if np.count_nonzero(thinned > 40) >= THINNED_INK_KEPT * np.count_nonzero(m > 40):
+                m = thinned
     else:
         (tw, th), base = cv2.getTextSize(text, font, 3.0, thickness * 3)
         m = np.zeros((th + base + 16, tw + 16), np.uint8)

@@ -2,7 +2,8 @@
 lettering and often an ornate spade on the ace of spades, any of the fonts of
 :mod:`vision.synth.lettering`, jokers with a corner mark (mostly the Chinese-style vertical
 "JOKER" lettering, else the word across the corner or a star, :func:`joker_mark`) or, in a
-quarter of the decks, picture-only jokers labelled whole — so that the detector does not learn
+quarter of the decks, picture-only jokers labelled whole; in two decks of five the jokers'
+picture fills the face (:func:`joker_full_bleed`) — so that the detector does not learn
 one deck's look. A :class:`ProceduralStyle` fixes one deck's look; :func:`render_procedural`
 draws one identity in it. Card backs (:func:`make_back`) are face-down distractors, and
 :func:`make_face` draws a face of any design.
@@ -447,20 +448,77 @@ def _draw_joker_corner(
     return (float(x), float(y), float(x + 2 * r), float(y + 2 * r))
 
 
-def _draw_joker(
+JOKER_FULL_BLEED_SHARE = 0.4
+"""The share of decks whose jokers' picture fills the face to a thin margin
+(:func:`joker_full_bleed`), the corner mark drawn over it on a patch of paper: many
+Western decks print their jokers so (a harlequin's figure, the star in a ringed disc at the
+corner), and a joker's strip under a fan then shows picture, not paper."""
+
+
+def joker_full_bleed(style: ProceduralStyle) -> bool:
+    """Whether the deck ``style`` draws full-bleed jokers: fixed by the style (both jokers of a
+    deck alike) without drawing from the deck's random stream."""
+    key = f"{style.font}|{style.margin_x:.6f}|{style.suit_gap:.6f}".encode()
+    return zlib.crc32(key) % 1000 < JOKER_FULL_BLEED_SHARE * 1000
+
+
+def _draw_full_bleed_art(
     img: np.ndarray, style: ProceduralStyle, big: bool, rng: np.random.Generator
+) -> None:
+    """Fill the face to a thin margin with a joker's picture: a patterned ground (harlequin
+    diamonds, stripes or scattered shapes) in the big joker's colours or the small one's greys,
+    a large jester or emblem over it, drawn double-ended half the time as court cards are."""
+    h, w = img.shape[:2]
+    m = round(w * rng.uniform(0.025, 0.07))
+    art = np.ascontiguousarray(img[m : h - m, m : w - m])
+    ah, aw = art.shape[:2]
+    greys = ((25, 25, 25), (80, 80, 80), (130, 130, 130), (185, 185, 185))
+    colours = (*style.joker_colors, (25, 25, 25)) if big else greys
+    art[..., :3] = (
+        style.paper if rng.random() < 0.5 else tuple(int(v) for v in rng.integers(150, 240, 3))
+    )
+    pattern = int(rng.integers(3))
+    step = max(4, round(aw * rng.uniform(0.12, 0.3)))
+    if pattern == 0:  # harlequin diamonds
+        for row, cy in enumerate(range(-step, ah + step, step)):
+            for col, cx in enumerate(range(-step, aw + step, step)):
+                colour = colours[(row + col) % len(colours)]
+                cx1 = cx + (step // 2 if row % 2 else 0)
+                diamond = [
+                    (cx1, cy - step),
+                    (cx1 + step // 2, cy),
+                    (cx1, cy + step),
+                    (cx1 - step // 2, cy),
+                ]
+                cv2.fillPoly(art, [np.array(diamond, np.int32)], (*colour, 255), cv2.LINE_AA)
+    elif pattern == 1:  # stripes
+        for k, x in enumerate(range(-ah, aw + ah, step)):
+            colour = colours[k % len(colours)]
+            band = [(x, 0), (x + step // 2, 0), (x + step // 2 + ah // 2, ah), (x + ah // 2, ah)]
+            cv2.fillPoly(art, [np.array(band, np.int32)], (*colour, 255), cv2.LINE_AA)
+    else:  # scattered shapes
+        for _ in range(int(rng.integers(6, 14))):
+            centre = (int(rng.integers(0, aw)), int(rng.integers(0, ah)))
+            _draw_emblem(art, style, big, centre, round(aw * rng.uniform(0.1, 0.3)), False, rng)
+    centre = (aw // 2, round(ah * rng.uniform(0.4, 0.6)))
+    if rng.random() < 0.5:
+        _draw_jester(art, style, big, centre, round(aw * rng.uniform(0.2, 0.3)), outline=False)
+    else:
+        _draw_emblem(art, style, big, centre, round(aw * rng.uniform(0.3, 0.45)), False, rng)
+    if rng.random() < 0.5:  # double-ended
+        art[ah - ah // 2 :] = art[: ah // 2][::-1, ::-1]
+    cv2.rectangle(art, (0, 0), (aw - 1, ah - 1), (25, 25, 25, 255), max(1, h // 250))
+    art[..., 3] = img[m : h - m, m : w - m, 3]
+    img[m : h - m, m : w - m] = art
+
+
+def _draw_vertical_joker(
+    img: np.ndarray, style: ProceduralStyle, big: bool, grey: tuple[int, ...]
 ) -> tuple[float, float, float, float]:
-    """Draw a joker with a corner mark (:func:`joker_mark`: the Chinese-style vertical "JOKER",
-    the word across, or a star); return the top-left index box."""
+    """Draw the Chinese-style vertical "JOKER" at the top-left corner; its box."""
     h, w = img.shape[:2]
     lh = round(h * style.rank_h * 0.55)
     x, y = round(style.margin_x * w), round(style.margin_y * h)
-    grey = tuple(int(v) for v in rng.integers(0, 90, 3)) if rng.random() < 0.5 else (20, 20, 20)
-    mark = joker_mark(style)
-    if mark != "vertical":
-        box = _draw_joker_corner(img, style, mark, style.joker_colors[0] if big else grey)
-        _draw_jester(img, style, big, (w // 2, round(h * 0.55)), round(w * 0.2), outline=False)
-        return box
     x1 = x
     for i, ch in enumerate("JOKER"):
         m = text_mask(ch, style.font, lh, style.squeeze, style.thickness)
@@ -468,12 +526,56 @@ def _draw_joker(
         paste(img, m, x, y, col)
         x1 = max(x1, x + m.shape[1])
         y += lh + max(1, lh // 6)
-    box = (
-        float(round(style.margin_x * w)),
-        float(round(style.margin_y * h)),
-        float(x1),
-        float(y - max(1, lh // 6)),
-    )
+    return (float(x), float(round(style.margin_y * h)), float(x1), float(y - max(1, lh // 6)))
+
+
+def _clear_under_mark(
+    img: np.ndarray,
+    style: ProceduralStyle,
+    box: tuple[float, float, float, float],
+    round_: bool,
+    ringed: bool,
+) -> None:
+    """A patch of paper under a corner mark drawn over a picture (a deck keeps its index
+    legible): a disc for a star, else a rectangle; ``ringed`` in ink."""
+    h = img.shape[0]
+    pad = max(2, round(0.012 * h))
+    x0, y0, x1, y1 = (round(v) for v in box)
+    paper, ink = (*style.paper, 255), (25, 25, 25, 255)
+    line = max(1, h // 200)
+    if round_:
+        centre, r = ((x0 + x1) // 2, (y0 + y1) // 2), max(x1 - x0, y1 - y0) // 2 + pad
+        cv2.circle(img, centre, r, paper, -1, cv2.LINE_AA)
+        if ringed:
+            cv2.circle(img, centre, r, ink, line, cv2.LINE_AA)
+    else:
+        cv2.rectangle(img, (x0 - pad, y0 - pad), (x1 + pad, y1 + pad), paper, -1)
+        if ringed:
+            cv2.rectangle(img, (x0 - pad, y0 - pad), (x1 + pad, y1 + pad), ink, line)
+
+
+def _draw_joker(
+    img: np.ndarray, style: ProceduralStyle, big: bool, rng: np.random.Generator
+) -> tuple[float, float, float, float]:
+    """Draw a joker with a corner mark (:func:`joker_mark`: the Chinese-style vertical "JOKER",
+    the word across, or a star) over a small jester or, in full-bleed decks
+    (:func:`joker_full_bleed`), over a picture filling the face; return the top-left index
+    box."""
+    h, w = img.shape[:2]
+    grey = tuple(int(v) for v in rng.integers(0, 90, 3)) if rng.random() < 0.5 else (20, 20, 20)
+    mark = joker_mark(style)
+
+    def draw_mark(target: np.ndarray) -> tuple[float, float, float, float]:
+        if mark == "vertical":
+            return _draw_vertical_joker(target, style, big, grey)
+        return _draw_joker_corner(target, style, mark, style.joker_colors[0] if big else grey)
+
+    if joker_full_bleed(style):
+        _draw_full_bleed_art(img, style, big, rng)
+        ringed = bool(rng.random() < 0.5)
+        _clear_under_mark(img, style, draw_mark(np.zeros_like(img)), "star" in mark, ringed)
+        return draw_mark(img)
+    box = draw_mark(img)
     _draw_jester(img, style, big, (w // 2, round(h * 0.55)), round(w * 0.2), outline=False)
     return box
 
@@ -481,11 +583,15 @@ def _draw_joker(
 def _draw_picture_joker(
     img: np.ndarray, style: ProceduralStyle, big: bool, rng: np.random.Generator
 ) -> None:
-    """A joker with no corner index, only a large jester (coloured: big; black or grey: small).
+    """A joker with no corner index, only a large jester (coloured: big; black or grey: small)
+    or, in full-bleed decks (:func:`joker_full_bleed`), a picture filling the face.
 
     Many Western decks print their jokers this way; the label is then the whole face. The small
     joker is drawn as black line art half the time, the way one-colour printing does it.
     """
+    if joker_full_bleed(style):
+        _draw_full_bleed_art(img, style, big, rng)
+        return
     h, w = img.shape[:2]
     centre = (round(w * rng.uniform(0.45, 0.55)), round(h * rng.uniform(0.5, 0.6)))
     outline = not big and rng.random() < 0.5
