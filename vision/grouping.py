@@ -10,10 +10,10 @@ clearly higher than wide (or wider) lies along its card's long side, and opposit
 joined across the card, about 35° off that side — never along it, as the column of indices a
 tight fan of cards shows. Near-duplicate boxes (the same corner seen twice) are folded into
 one, and so are two boxes of one corner read as two identities (the surer read stands) — but
-with the scale known, two boxes overlapping little whose centres lie a fan's step apart
-(``FAN_STEP_CM``) are two cards' corners however wide they are (a fanned pair of big jokers:
-two 2 cm wide "JOKER" columns 1.4 cm apart had been folded into one). At
-most two copies of an identity exist; a reading with more is merged down to two and flagged
+with the scale known, two boxes of one shape overlapping little whose centres lie a fan's
+step apart (``FAN_STEP_CM``) are two cards' corners however wide they are (a fanned pair of
+big jokers: two 2 cm wide "JOKER" columns 1.4 cm apart had been folded into one). At most
+two copies of an identity exist; a reading with more is merged down to two and flagged
 ``ambiguous``. When the image's scale is known (the pipeline's zone views, 12 px a cm) the
 distance is judged in cm instead (``CORNER_CM``): index sizes differ between decks by half — the
 held-out deck's 2 cm index put a fan's neighbour 11.5 cm away, farther than a card's diagonal,
@@ -72,6 +72,7 @@ SAME_CENTRE = 1.0  # two corner pairs whose midpoints are this close, in index s
 SAME_DIAGONAL = 1.25  # … when the longer of their two diagonals is at most this × the shorter
 SURE_APART = 0.95  # two corners read as two ranks this surely are two cards
 FAN_STEP_CM = 1.0  # same-identity boxes' centres this far apart (and overlapping little): two cards
+SAME_SHAPE = 1.25  # … when each side of one box is within this factor of the other's
 
 
 class BoxLike(Protocol):
@@ -190,15 +191,23 @@ def _read_twice(a: Box, b: Box, px_per_cm: float | None = None) -> bool:
     centres within ``DUPLICATE_SIDES`` of the wider box's short side (a box that straddles an
     index and its neighbour's edge is narrower than the index it repeats). Boxes read as two
     identities need the stricter :func:`is_duplicate`: a fan's next index may lie that close.
-    With the scale known (``px_per_cm``), boxes overlapping less than ``DUPLICATE_IOU`` whose
-    centres lie ``FAN_STEP_CM`` or more apart are two cards' corners: a wide index (a big
-    joker's "JOKER" column, 2 cm) is wider than a fan's step."""
+    With the scale known (``px_per_cm``), two boxes of one shape (:func:`_alike`) overlapping
+    less than ``DUPLICATE_IOU`` whose centres lie ``FAN_STEP_CM`` or more apart are two cards'
+    corners: a wide index (a big joker's "JOKER" column, 2 cm) is wider than a fan's step. A
+    box of another shape is a poor box of the same index (a sideways KC boxed 1.1 cm off
+    whole, 1.5 × as high: one KC)."""
     (ax, ay), (bx, by) = _centre(a), _centre(b)
     distance = math.hypot(ax - bx, ay - by)
-    if px_per_cm is not None and distance >= FAN_STEP_CM * px_per_cm:
+    if px_per_cm is not None and distance >= FAN_STEP_CM * px_per_cm and _alike(a, b):
         return iou(a, b) >= DUPLICATE_IOU
     close = distance < DUPLICATE_SIDES * max(_short_side(a), _short_side(b))
     return close or is_duplicate(a, b)
+
+
+def _alike(a: Box, b: Box) -> bool:
+    """Whether two boxes have the same shape: each side within ``SAME_SHAPE`` of the other's."""
+    sides = ((a[2] - a[0], b[2] - b[0]), (a[3] - a[1], b[3] - b[1]))
+    return all(max(p, q) <= SAME_SHAPE * max(min(p, q), 1e-6) for p, q in sides)
 
 
 def _short_side(b: Box) -> float:

@@ -371,3 +371,15 @@ def test_a_fanned_pair_of_jokers_with_wide_indices_a_fan_step_apart_is_two_joker
     cards = group_cards([under, top, *other_corner], px_per_cm=12.0)
     assert sorted(shapes(cards)) == [("BJ", 1), ("BJ", 2)]
     assert one_joker_each(cards, 12.0) == cards  # too wide together for one card's parts
+
+
+def test_a_sideways_index_boxed_again_a_fan_step_off_in_another_shape_is_one_card() -> None:
+    # Replay footage (hand 9019, 12 px a cm): a lone KC turned sideways boxed three times, the
+    # surest boxes 11 and 14 px high, a third read 0.64 18 px high and 1.06 cm off the first.
+    boxes = [
+        (115.0, 368.0, 136.0, 379.0),
+        (116.0, 362.0, 138.0, 376.0),
+        (117.0, 352.0, 140.0, 370.0),
+    ]
+    reads = [det("KC", box, conf) for box, conf in zip(boxes, (1.0, 1.0, 0.64), strict=True)]
+    assert shapes(group_cards(reads, px_per_cm=12.0)) == [("KC", 1)]
