@@ -277,10 +277,11 @@ def text_mask(
         img = Image.new("L", (x1 - x0 + 8, y1 - y0 + 8), 0)
         ImageDraw.Draw(img).text((4 - x0, 4 - y0), text, font=f, fill=255)
         m = np.asarray(img)
+        kernel = np.ones((5, 5), np.uint8)
         if thickness > 2:
-            m = cv2.dilate(m, np.ones((5, 5), np.uint8))
+            m = cv2.dilate(m, kernel)
         elif thickness < 2:
-            thinned = cv2.erode(m, np.ones((5, 5), np.uint8))
+            thinned = cv2.erode(m, kernel)
             # A hairline font has no stroke to spare: thinned, its letters would vanish.
             if np.count_nonzero(thinned > 40) >= THINNED_INK_KEPT * np.count_nonzero(m > 40):
                 m = thinned
