@@ -24,7 +24,10 @@ grey patches ≥ ``SAME_LOOK``), holding the summed confidence of each identity 
   is read as the track's best identity. A track only weak reads have voted on is read once it
   holds ``WEAK_TRACK_READS`` of them that mostly agree (the best identity's mean confidence at
   least the weak bar), and only when its runner-up is a look-alike (a card of the same rank or
-  suit: 10C / QC; not a joker, not nothing — a stroke of a jester read weakly as QS) and
+  suit: 10C / QC; not a joker, not nothing — a stroke of a jester read weakly as QS) — or when
+  it reads a joker, its runner-up the other joker or nothing (an unseen deck's joker mark, read
+  about 0.5 under the joker bar read after read: validation hands 9019 and 9020 read a joker
+  short and put a card count to the referee) — and
   neither is a card this read holds surely (a card's other corner read weakly as a
   look-alike: 5D's as 3D, runner-up 5D). The kitty zone takes no weak reads (a kitty read
   short is the referee's to enter; completed by a weak read it would be a kitty of eight that
@@ -96,6 +99,14 @@ class _Track:
             return "", 0.0
         identity, total = max(totals.items(), key=lambda kv: (kv[1], kv[0]))
         return identity, total / self.reads
+
+
+def _a_joker_in_doubt(card: str, other: str) -> bool:
+    """A joker read weakly, its runner-up the other joker or nothing: a joker's corner mark the
+    classifier knows for a joker's, not how surely (an unseen deck's ringed star or "JOKER"
+    column, read 0.5 under the joker bar read after read). Not one with a court card for its
+    runner-up: that may be a court card's picture."""
+    return card in JOKERS and other in {"", *JOKERS}
 
 
 def _look_alikes(card: str, other: str) -> bool:
@@ -175,7 +186,8 @@ class IndexTracks:
         pooled_detections += [
             d
             for d in tentative
-            if _look_alikes(d.identity, d.runner_up) and not {d.identity, d.runner_up} & sure_reads
+            if (_look_alikes(d.identity, d.runner_up) or _a_joker_in_doubt(d.identity, d.runner_up))
+            and not {d.identity, d.runner_up} & sure_reads
         ]
         return pooled_detections, votes
 

@@ -55,8 +55,14 @@ localiser missed, better unseen than guessed, yet a card lies there, and while n
 zone names one the zone is *glimpsed* (:attr:`ZoneReads.glimpsed`: a seat's play there was
 seen, unread, so what its absence would prove is asked about); a joker read whole and a part of
 it the localiser boxed (a line-art joker's edge may lie off the paper's blob) are one joker
-(:func:`one_joker_each`). A joker under the next card of a fan shows only a strip: on a seat's
-zone the ends of a fan that no card read explains are read by :mod:`vision.fan_strips` (the
+(:func:`one_joker_each`). A lone blob a read names nothing on, where the zone's last read
+found a card surely and nothing on the zone has moved since (its thumbnail unchanged), is still
+that card: a card lying still whose index the localiser boxes in one read of three (a
+validation deck's lone SJ, its small star boxed and read 0.96 every third read, never read the
+same three reads running, so its play was never accepted) keeps its read until a read names
+another card there or the zone changes. A joker under the next card of a fan shows only a
+strip: on a seat's zone the ends of a fan that no card read explains are read by
+:mod:`vision.fan_strips` (the
 localiser's unsure index boxes passed along, so an index card read unsurely is not taken for a
 joker); a strip of face that is no joker is a card no read names, and the zone's cards are then
 read in doubt (:func:`doubted`: their play may be short, and what it proves is asked about). On a
@@ -546,6 +552,7 @@ class ZoneReader:
         explained = [c.centre for c in seen if not any(c is d for d in in_doubt)]
         blobs = self._unexplained(paper, explained, name)
         unexplained = [blob.box for blob in blobs]
+        unnamed_blobs = blobs
         if blobs and self.whole_card_reader is not None:
             looks = [(blob.box, *blob.corner_marks) for blob in blobs]
             with timer("detect"):
@@ -554,18 +561,16 @@ class ZoneReader:
                         view, [box for boxes in looks for box in boxes], source=source
                     )
                 )
-            whole = [
-                joker
+            read_whole = [
+                (blob, self._lone_joker(blob, list(itertools.islice(reads, len(boxes))), unread))
                 for blob, boxes in zip(blobs, looks, strict=True)
-                if (
-                    joker := self._lone_joker(
-                        blob, list(itertools.islice(reads, len(boxes))), unread
-                    )
-                )
             ]
+            whole = [joker for _, joker in read_whole if joker]
+            unnamed_blobs = [blob for blob, joker in read_whole if joker is None]
             # A joker the localiser boxed only in part, its part off the paper's blob (a
             # line-art joker's edge is no brighter than the cloth), is that same joker.
             cards = one_joker_each([*cards, *whole], self.px_per_cm)
+        cards += self._lying_still(name, thumb, unnamed_blobs)
         parts = self._joker_parts(paper, cards, in_doubt)
         if parts:
             cards = [card for card in cards if not any(card is p for p in parts)]
@@ -582,6 +587,22 @@ class ZoneReader:
                     cards = [doubted(card) for card in cards]
                 cards += strips.jokers
         return cards, unexplained, outside
+
+    def _lying_still(
+        self, name: str, thumb: Thumbnail, blobs: Sequence[LoneBlob]
+    ) -> list[CardSighting]:
+        """The cards the zone's last read found on ``blobs`` (lone cards this read names
+        nothing on) when nothing on the zone has moved since: a card lying still whose index
+        this read missed is still that card (see the module docstring)."""
+        memo = self._memo[name]
+        if not blobs or memo.thumb is None or self._differs(thumb, memo.thumb):
+            return []
+        return [
+            card
+            for card in memo.cards
+            if card.confidence >= UNSURE_READ  # a read in doubt is not carried on
+            and any(_inside_point(card.centre, blob.box) for blob in blobs)
+        ]
 
     def _strip_reader(self, view: np.ndarray, source: ReadingSource) -> StripReader | None:
         """The classifier reading boxes of ``view`` from the camera frame (``source``)."""

@@ -118,12 +118,37 @@ def test_weak_reads_alone_are_a_card_only_when_wavering_between_look_alikes() ->
         (weak_ten(runner_up="10S"), ["10C"]),  # one rank
         (weak_ten(runner_up=""), []),
         (weak_ten(runner_up="SJ"), []),
-        (Detection("BJ", BOX, 0.44, runner_up="SJ", runner_up_confidence=0.4), []),
+        (Detection("BJ", BOX, 0.44, runner_up="JD", runner_up_confidence=0.4), []),
     ):
         tracks = IndexTracks(PX_PER_CM)
         for _ in range(4):
             found, _ = tracks.pool(view, [], weak=[weak])
         assert [d.identity for d in found] == card
+
+
+def test_a_joker_mark_read_weakly_read_after_read_is_that_joker_in_doubt() -> None:
+    """An unseen deck's joker mark (a ringed star, a "JOKER" column) read about 0.5, under the
+    joker bar, every time: the joker, its pooled confidence low (the referee is asked), rather
+    than a play read a card short. Its runner-up may be the other joker, or nothing."""
+    view = view_with("*")
+    for runner_up in ("SJ", ""):
+        weak = Detection("BJ", BOX, 0.52, runner_up=runner_up, runner_up_confidence=0.2)
+        tracks = IndexTracks(PX_PER_CM)
+        for _ in range(2):
+            assert tracks.pool(view, [], weak=[weak])[0] == []
+        (pooled,), _ = tracks.pool(view, [], weak=[weak])
+        assert (pooled.identity, pooled.confidence) == ("BJ", pytest.approx(0.52))
+
+
+def test_a_joker_read_weakly_beside_the_same_joker_read_surely_is_its_other_corner() -> None:
+    view = view_with("*")
+    other_corner = (70.0, 70.0, 82.0, 88.0)
+    tracks = IndexTracks(PX_PER_CM)
+    for _ in range(4):
+        found, _ = tracks.pool(
+            view, [Detection("BJ", other_corner, 0.95)], weak=[Detection("BJ", BOX, 0.5)]
+        )
+    assert [d.identity for d in found] == ["BJ"]
 
 
 def test_weak_reads_alone_never_make_a_look_alike_of_a_card_read_surely() -> None:

@@ -17,6 +17,7 @@ import pytest
 
 from tests.builders import top_down_config
 from tests.square_detector import square_detector
+from vision.detector import Detection
 from vision.fan_strips import STRIP_CONFIDENCE
 from vision.grouping import CardSighting
 from vision.zone_reads import UNSURE_READ, ZONE_NAMES, ZoneReader, one_joker_each, zone_rects
@@ -247,6 +248,52 @@ def test_a_lone_blob_with_an_index_on_it_is_a_joker_only_when_two_corners_read_o
         )
         settled(zr)
         assert seen(zr.read(picture_card(table(), *S_PLAY), CALIBRATION, 0.5).cards) == expected
+
+
+class AMarkBoxedEveryThirdRead:
+    """Boxes a small joker mark at the top left of a card lying at ``S_PLAY``, read SJ surely,
+    in one read of three and nothing at all in the others (a mark a few pixels wide)."""
+
+    reads_native = True
+    classifier = None
+
+    def __init__(self, confidence: float = 0.96) -> None:
+        self.reads, self.confidence = 0, confidence
+
+    def detect(self, image, **kwargs):  # type: ignore[no-untyped-def]
+        x0, y0 = zone_rects(ZONES)["S"][:2]
+        cx, cy = (S_PLAY[0] - 3.15 + 0.7 - x0) * 10, (S_PLAY[1] - 4.4 + 1.4 - y0) * 10
+        if image[round(cy), round(cx)].mean() < 150:
+            return []  # no card there (another zone's view, or the card went)
+        self.reads += 1
+        return [Detection("SJ", (cx - 4, cy - 4, cx + 4, cy + 4), self.confidence)] * (
+            self.reads % 3 == 1
+        )
+
+
+def test_a_card_lying_still_is_still_the_card_read_on_it_when_a_read_boxes_nothing() -> None:
+    """Read SJ once, then twice nothing on the same unchanged blob: SJ every read, so the play
+    settles; a changed zone (the card went) ends it, and a read in doubt is not carried on."""
+    nothing = WholeCardReads(("none", 0.99))
+    det = AMarkBoxedEveryThirdRead()
+    zr = ZoneReader(det, ZONES, px_per_cm=VIEW_PX_PER_CM, max_reads=5, whole_card_reader=nothing)
+    settled(zr)
+    card = picture_card(table(), *S_PLAY)
+    for t in (0.5, 0.75, 1.0):
+        assert seen(zr.read(card, CALIBRATION, t).cards) == {"S": ["SJ"]}
+    assert det.reads == 2  # read twice, the reads agreed: kept since
+    for t in (1.25, 1.5):
+        gone = zr.read(table(), CALIBRATION, t)
+    assert seen(gone.cards) == {}
+    elsewhere = picture_card(table(), S_PLAY[0] + 4, S_PLAY[1])  # another card, boxed nowhere
+    assert seen(zr.read(elsewhere, CALIBRATION, 1.75).cards) == {}
+
+    zr = ZoneReader(
+        AMarkBoxedEveryThirdRead(confidence=0.6), ZONES, px_per_cm=VIEW_PX_PER_CM, max_reads=5
+    )
+    settled(zr)
+    assert seen(zr.read(card, CALIBRATION, 0.5).cards) == {"S": ["SJ"]}
+    assert seen(zr.read(card, CALIBRATION, 0.75).cards) == {}
 
 
 def test_a_card_no_read_names_is_glimpsed_on_its_zone_while_it_lies_there() -> None:
