@@ -24,16 +24,23 @@ such strips, by geometry and the paper's brightness, and asking the classifier w
   index: nearer, it is that card's own face as likely as a card missed (a wider fan step);
 * a missed strip is a joker only when the classifier reads it as one. One holding a box the
   localiser was sure of (an index read unsurely: ``CardDetector.detect(unread=...)``) is an
-  index card and is left unread rather than guessed; one mostly colour or grey
-  (``MOSTLY_MARKED``: no face's paper — a back, a sleeve) is no card at all; every other strip
+  index card and is left unread rather than guessed; one mostly colour (``MOSTLY_MARKED``: no
+  face's paper — a back, a sleeve) is no card at all, and one mostly grey ink is a card only
+  when a read finds a joker's mark on it surely (a validation deck's SJ is drawn in grey: its
+  strip beside a 6C, 63 % ink, was taken for a back and the play read a card short; a back
+  printed in grey is no card); every other strip
   is read by the classifier from the camera frame three times: whole (its box: the classifier
   was trained on the visible faces of fanned cards, a joker's labelled that joker and any other
   card's ``none``, ``chaodipi vision crops --face-crops``), and where its card's corner marks
   would be at either end of its left edge (``CORNER_MARK_CM``: an index-sized box, read as the
   localiser's boxes are — a joker's star, ringed star or "JOKER" letters, which a square crop
   of the whole strip shows at a few pixels). A strip with a read of ``BJ`` or ``SJ`` at
-  ``STRIP_JOKER_CONF`` or more is that joker (its surest joker read). Nothing here keys on a
-  design's colours or drawing;
+  ``STRIP_JOKER_CONF`` or more is that joker (its surest joker read); a strip of face every
+  read of which names a joker, if only as its runner-up, and none another card, is a joker
+  *in doubt* (the joker likelier over its reads, at their mean joker probability: a validation
+  deck's BJ under a 2D showed a strip its three reads took for ``none`` at 0.66–0.74, a joker
+  second at 0.16–0.24 — the play was read a card short). Nothing here keys on a design's colours or
+  drawing;
 * a strip of card face that is no joker (blank, or an index the classifier could not read) is
   still a card no read names: :func:`hidden_jokers` counts them (``StripReads.unnamed``),
   and the zone reader then doubts the cards read on that zone, so a short play rests on a card
@@ -60,6 +67,8 @@ import cv2
 import numpy as np
 
 from vision.classes import JOKERS
+from vision.classifier import Read
+from vision.crops import NONE_CLASS
 from vision.grouping import Box, CardSighting
 from vision.zones import CARD_H_CM, CARD_W_CM
 
@@ -99,6 +108,12 @@ class Strip:
         return max(self.coloured, self.inked) <= MOSTLY_MARKED
 
     @property
+    def drawn_in_ink(self) -> bool:
+        """Whether the strip is mostly ink and little colour: a picture drawn in grey (a
+        joker's), or a back printed in grey — a strip read only for a joker's mark."""
+        return self.coloured <= MOSTLY_MARKED < self.inked
+
+    @property
     def box(self) -> Box:
         (x0, y0), (x1, y1) = self.polygon.min(axis=0), self.polygon.max(axis=0)
         return float(x0), float(y0), float(x1), float(y1)
@@ -112,9 +127,10 @@ class Strip:
         )
 
 
-StripReader = Callable[[Sequence[Box]], list[tuple[str, float]]]
-"""Reads boxes of the view: each box's best identity (or ``none``) and its probability — the
-classifier's :meth:`~vision.classifier.CardClassifier.classify` on the frame the view shows."""
+StripReader = Callable[[Sequence[Box]], list[Read]]
+"""Reads boxes of the view: each box's best identity (or ``none``) and its probability, and its
+runner-up — the classifier's :meth:`~vision.classifier.CardClassifier.read` on the frame the
+view shows."""
 
 
 class StripReads(NamedTuple):
@@ -142,18 +158,47 @@ def hidden_jokers(
     cards read there and ``unread_indices`` the boxes the localiser was sure held an index that
     was not read surely (view pixels), ``fan_right`` the player's right in view axes;
     ``read_strips`` reads the strips (without it no strip is a joker)."""
-    faces = [s for s in unexplained_strips(paper, view_bgr, cards, fan_right, px_per_cm) if s.face]
-    asked = [s for s in faces if read_strips and not s.holds_any(unread_indices)]
+    strips = unexplained_strips(paper, view_bgr, cards, fan_right, px_per_cm)
+    faces = sum(strip.face for strip in strips)
+    asked = [
+        s
+        for s in strips
+        if (s.face or s.drawn_in_ink) and read_strips and not s.holds_any(unread_indices)
+    ]
     looks = [(strip.box, *strip.corners) for strip in asked]
     reads = iter(read_strips([box for boxes in looks for box in boxes]) if read_strips else [])
     jokers = []
+    named_faces = 0
     for strip, boxes in zip(asked, looks, strict=True):
-        said = itertools.islice(reads, len(boxes))  # this strip's reads, whole then corners
-        identity, probability = max(said, key=lambda r: (r[0] in JOKERS, r[1]))
+        said = list(itertools.islice(reads, len(boxes)))  # whole, then its corners
+        identity, probability, *_ = max(said, key=lambda r: (r.identity in JOKERS, r.probability))
         if identity in JOKERS and probability >= STRIP_JOKER_CONF:
             other = other_joker(identity)
             jokers.append(CardSighting(identity, [strip.box], STRIP_CONFIDENCE, runner_up=other))
-    return StripReads(jokers, len(faces) - len(jokers))
+        elif strip.face and (seen := joker_in_every_read(said)):
+            joker, share = seen
+            jokers.append(CardSighting(joker, [strip.box], share, runner_up=other_joker(joker)))
+        else:
+            continue
+        named_faces += strip.face
+    return StripReads(jokers, faces - named_faces)
+
+
+def joker_in_every_read(reads: Sequence[Read]) -> tuple[str, float] | None:
+    """The joker a strip is, in doubt, when every one of its ``reads`` names a joker, first or
+    second, and none names another card first: the joker with more probability over them, and
+    their mean joker probability; else none."""
+    shares = dict.fromkeys(JOKERS, 0.0)
+    for identity, probability, runner_up, runner_up_probability in reads:
+        if identity not in {NONE_CLASS, *JOKERS} or {identity, runner_up}.isdisjoint(JOKERS):
+            return None
+        for card, p in ((identity, probability), (runner_up, runner_up_probability)):
+            if card in JOKERS:
+                shares[card] += p
+    if not reads:
+        return None
+    joker = max(shares, key=lambda j: shares[j])
+    return joker, sum(shares.values()) / len(reads)
 
 
 def other_joker(joker: str) -> str:

@@ -102,6 +102,7 @@ import numpy as np
 
 from vision.calibration import top_down_view, warp_view
 from vision.classes import JOKERS
+from vision.classifier import Read
 from vision.crops import ReadingSource
 from vision.detector import Detection
 from vision.fan_strips import (
@@ -178,12 +179,12 @@ class NativeDetector(Protocol):
 class WholeCardReader(Protocol):
     """Reads boxes of an image (``vision.classifier.CardClassifier`` fits)."""
 
-    def classify(
+    def read(
         self,
         image_bgr: np.ndarray,
         boxes: Sequence[Box],
         source: ReadingSource | None = None,
-    ) -> list[tuple[str, float]]: ...
+    ) -> list[Read]: ...
 
 
 class LoneBlob(NamedTuple):
@@ -557,7 +558,8 @@ class ZoneReader:
             looks = [(blob.box, *blob.corner_marks) for blob in blobs]
             with timer("detect"):
                 reads = iter(
-                    self.whole_card_reader.classify(
+                    (r.identity, r.probability)
+                    for r in self.whole_card_reader.read(
                         view, [box for boxes in looks for box in boxes], source=source
                     )
                 )
@@ -609,7 +611,7 @@ class ZoneReader:
         whole = self.whole_card_reader
         if whole is None:
             return None
-        return lambda boxes: whole.classify(view, boxes, source=source)
+        return lambda boxes: whole.read(view, boxes, source=source)
 
     def _joker_parts(
         self, paper: np.ndarray, cards: Sequence[CardSighting], in_doubt: Sequence[CardSighting]

@@ -8,11 +8,14 @@ one before. The reads handed in stand for the localiser's corner boxes of the in
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 
 import cv2
 import numpy as np
+import pytest
 
+from vision.classifier import Read
 from vision.fan_strips import (
     STRIP_CONFIDENCE,
     StripReader,
@@ -44,7 +47,8 @@ def right_index(left: int) -> Box:
 def draw_fan(
     faces: list[str], first_left: int = 120, steps: list[int] | None = None
 ) -> tuple[np.ndarray, list[int]]:
-    """A fan of ``faces`` (``index``, ``coloured``, ``collar``, ``lines``, ``back``, ``blank``),
+    """A fan of ``faces`` (``index``, ``coloured``, ``collar``, ``lines``, ``corner_star``,
+    ``grey_jester``, ``grey_back``, ``back``, ``blank``),
     bottom first, ``steps`` px apart (default ``STEP``);
     the view and each card's left edge."""
     view = np.full((300, 400, 3), CLOTH, np.uint8)
@@ -68,6 +72,11 @@ def draw_fan(
             cv2.circle(view, (left + 9, TOP + 25), 5, (120, 120, 120), 1)
             cv2.circle(view, (left + 14, TOP + 45), 8, (120, 120, 120), 1)
             cv2.line(view, (left + 3, TOP + 62), (left + 13, TOP + 78), (120, 120, 120), 1)
+        elif face in ("grey_jester", "grey_back"):  # grey ink all over, no colour
+            for x, y in itertools.product(
+                range(left + 4, left + W - 8, 6), range(TOP + 4, TOP + H - 8, 6)
+            ):
+                cv2.rectangle(view, (x, y), (x + 4, y + 4), (110, 110, 110), -1)
         elif face == "back":  # a card lying face down: its back's light blue all over
             cv2.rectangle(
                 view, (left + 1, TOP + 1), (left + W - 1, TOP + H - 1), (200, 150, 90), -1
@@ -90,6 +99,7 @@ PICTURES = {
     "collar": ("BJ", (11, 14, 20, 80)),
     "lines": ("SJ", (3, 22, 20, 78)),
     "corner_star": ("SJ", (3, 11, 4, 16)),
+    "grey_jester": ("SJ", (2, 61, 2, 86)),
 }
 """The picture jokers ``draw_fan`` draws: each one's identity and where its picture lies on the
 card (x0, x1, y0, y1: px from its left and top edges)."""
@@ -105,9 +115,9 @@ class StripClassifier:
         self.faces, self.lefts, self.sureness = faces, lefts, sureness
         self.asked: list[Box] = []
 
-    def __call__(self, boxes: Sequence[Box]) -> list[tuple[str, float]]:
+    def __call__(self, boxes: Sequence[Box]) -> list[Read]:
         self.asked += boxes
-        return [(self.joker_in(box), self.sureness) for box in boxes]
+        return [Read(self.joker_in(box), self.sureness, "", 0.0) for box in boxes]
 
     def joker_in(self, box: Box) -> str:
         x0, y0, x1, y1 = box
@@ -164,8 +174,10 @@ def unexplained_box(view: np.ndarray, cards: list[CardSighting]) -> Box:
     return strip.box
 
 
-def reads_every_box_as(read: tuple[str, float]) -> StripReader:
-    return lambda boxes: [read for _ in boxes]
+def reads_every_box_as(
+    read: tuple[str, float], runner_up: tuple[str, float] = ("", 0.0)
+) -> StripReader:
+    return lambda boxes: [Read(*read, *runner_up) for _ in boxes]
 
 
 def test_a_fan_whose_every_card_was_read_has_no_unexplained_strip() -> None:
@@ -198,7 +210,7 @@ def test_a_strip_whose_corner_mark_reads_as_a_joker_is_that_joker() -> None:
     # whole, the strip shows no joker; its corner mark does.
     view, (_, top), classifier = fan(["corner_star", "index"])
     cards = [index_card("4H", top, True)]
-    assert classifier([unexplained_box(view, cards)]) == [("none", 0.9)]
+    assert classifier([unexplained_box(view, cards)])[0][:2] == ("none", 0.9)
     assert jokers(view, cards, classifier) == ["SJ"]
 
 
@@ -208,10 +220,31 @@ def test_two_strips_are_two_jokers_in_the_fans_order() -> None:
     assert unnamed(view, [index_card("4H", top, True)], classifier) == 0
 
 
-def test_a_strip_read_as_a_joker_unsurely_is_a_card_no_read_names() -> None:
-    view, (_, top), classifier = fan(["lines", "index"], sureness=0.4)
+def test_a_strip_read_as_a_joker_unsurely_but_as_nothing_at_its_corners_is_no_joker() -> None:
+    view, (_, top), _ = fan(["lines", "index"])
     cards = [index_card("4H", top, True)]
-    assert jokers(view, cards, classifier) == [] and unnamed(view, cards, classifier) == 1
+
+    def whole_unsure(boxes: Sequence[Box]) -> list[Read]:
+        _whole, *corners = boxes
+        return [Read("SJ", 0.4, "none", 0.3), *(Read("none", 0.9, "", 0.0) for _ in corners)]
+
+    assert jokers(view, cards, whole_unsure) == [] and unnamed(view, cards, whole_unsure) == 1
+
+
+def test_a_strip_every_read_of_which_names_a_joker_if_only_second_is_that_joker_in_doubt() -> None:
+    """A validation deck's BJ under a 2D: its strip read ``none`` three times, a joker second."""
+    view, (_, top), _ = fan(["blank", "index"])
+    cards = [index_card("2D", top, True)]
+    second = reads_every_box_as(("none", 0.7), ("BJ", 0.2))
+    (joker,) = strips_read(view, cards, second).jokers
+    assert (joker.identity, joker.runner_up) == ("BJ", "SJ")
+    assert joker.confidence == pytest.approx(0.2) and unnamed(view, cards, second) == 0
+    for not_only_jokers in (
+        reads_every_box_as(("none", 0.7), ("5H", 0.2)),  # an index card's strip, unread
+        reads_every_box_as(("5H", 0.4), ("BJ", 0.3)),
+    ):
+        assert jokers(view, cards, not_only_jokers) == []
+        assert unnamed(view, cards, not_only_jokers) == 1
 
 
 def test_a_strip_read_as_no_joker_is_a_card_no_read_names() -> None:
@@ -231,6 +264,20 @@ def test_a_strip_of_a_card_lying_face_down_is_no_card_and_is_not_read() -> None:
     cards = [index_card("4C", top, True)]
     assert len(unexplained_strips(paper_of(view), view, cards, SOUTH_RIGHT, PX)) == 1
     assert unnamed(view, cards, classifier) == 0 and classifier.asked == []
+
+
+def test_a_strip_drawn_in_grey_ink_is_a_joker_when_read_as_one_else_no_card() -> None:
+    """A joker drawn in grey (a validation deck's SJ) is mostly ink, as a back printed in grey
+    is: read, it is a joker only by a sure read; otherwise no card, not one left unnamed."""
+    view, (_, top), classifier = fan(["grey_jester", "index"])
+    cards = [index_card("6C", top, True)]
+    (strip,) = unexplained_strips(paper_of(view), view, cards, SOUTH_RIGHT, PX)
+    assert strip.drawn_in_ink and not strip.face
+    assert jokers(view, cards, classifier) == ["SJ"] and unnamed(view, cards, classifier) == 0
+    view, (_, top), classifier = fan(["grey_back", "index"])
+    assert jokers(view, cards, classifier) == [] and unnamed(view, cards, classifier) == 0
+    in_doubt = reads_every_box_as(("none", 0.7), ("SJ", 0.2))  # no joker in doubt on ink
+    assert jokers(view, cards, in_doubt) == [] and unnamed(view, cards, in_doubt) == 0
 
 
 def test_a_strip_between_two_read_cards_is_the_under_cards_own() -> None:

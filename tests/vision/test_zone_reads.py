@@ -17,6 +17,7 @@ import pytest
 
 from tests.builders import top_down_config
 from tests.square_detector import square_detector
+from vision.classifier import Read
 from vision.detector import Detection
 from vision.fan_strips import STRIP_CONFIDENCE
 from vision.grouping import CardSighting
@@ -41,17 +42,18 @@ def table(*cards_cm: tuple[float, float]) -> np.ndarray:
 
 
 class WholeCardReads:
-    """Reads every card-sized box it is given as ``self.read`` and the index-sized ones (corner
-    marks) in turn as ``self.corners`` (a stand-in for the classifier)."""
+    """Reads every card-sized box it is given as ``self.whole`` and the index-sized ones (corner
+    marks) in turn as ``self.corners``, with no runner-up (a stand-in for the classifier)."""
 
-    def __init__(self, read: tuple[str, float], *corners: tuple[str, float]) -> None:
-        self.read, self.corners = read, corners or (("none", 0.99),)
+    def __init__(self, whole: tuple[str, float], *corners: tuple[str, float]) -> None:
+        self.whole, self.corners = whole, corners or (("none", 0.99),)
         self.boxes: list[tuple[float, float, float, float]] = []
 
-    def classify(self, image_bgr, boxes, source=None):  # type: ignore[no-untyped-def]
+    def read(self, image_bgr, boxes, source=None):  # type: ignore[no-untyped-def]
         self.boxes += boxes
         marks = itertools.cycle(self.corners)
-        return [self.read if x1 - x0 > 40 else next(marks) for x0, _, x1, _ in boxes]
+        said = [self.whole if x1 - x0 > 40 else next(marks) for x0, _, x1, _ in boxes]
+        return [Read(identity, p, "", 0.0) for identity, p in said]
 
 
 def reader(max_reads: int = 5, whole: WholeCardReads | None = None) -> tuple[ZoneReader, list[int]]:
