@@ -25,18 +25,18 @@ such strips, by geometry and the paper's brightness, and asking the classifier w
 * a missed strip is a joker only when the classifier reads it as one. One holding a box the
   localiser was sure of (an index read unsurely: ``CardDetector.detect(unread=...)``) is an
   index card and is left unread rather than guessed; one mostly colour (``MOSTLY_MARKED``: no
-  face's paper — a back, a sleeve) is no card at all, and one mostly grey ink is a card only
-  when a read finds a joker's mark on it surely (a validation deck's SJ is drawn in grey: its
-  strip beside a 6C, 63 % ink, was taken for a back and the play read a card short; a back
-  printed in grey is no card); every other strip
+  face's paper — a back, a sleeve) is no card at all, and one mostly grey ink is read but is a
+  card only when its reads find a joker (a validation deck's SJ is drawn in grey: its strip
+  beside a 6C, 63 % ink, was taken for a back and the play read a card short; a back printed
+  in grey is no card); every other strip
   is read by the classifier from the camera frame three times: whole (its box: the classifier
   was trained on the visible faces of fanned cards, a joker's labelled that joker and any other
   card's ``none``, ``chaodipi vision crops --face-crops``), and where its card's corner marks
   would be at either end of its left edge (``CORNER_MARK_CM``: an index-sized box, read as the
   localiser's boxes are — a joker's star, ringed star or "JOKER" letters, which a square crop
   of the whole strip shows at a few pixels). A strip with a read of ``BJ`` or ``SJ`` at
-  ``STRIP_JOKER_CONF`` or more is that joker (its surest joker read); a strip of face every
-  read of which names a joker, if only as its runner-up, and none another card, is a joker
+  ``STRIP_JOKER_CONF`` or more is that joker (its surest joker read); a strip every read of
+  which names a joker, if only as its runner-up, and none another card, is a joker
   *in doubt* (the joker likelier over its reads, at their mean joker probability: a validation
   deck's BJ under a 2D showed a strip its three reads took for ``none`` at 0.66–0.74, a joker
   second at 0.16–0.24 — the play was read a card short). Nothing here keys on a design's colours or
@@ -175,7 +175,7 @@ def hidden_jokers(
         if identity in JOKERS and probability >= STRIP_JOKER_CONF:
             other = other_joker(identity)
             jokers.append(CardSighting(identity, [strip.box], STRIP_CONFIDENCE, runner_up=other))
-        elif strip.face and (seen := joker_in_every_read(said)):
+        elif seen := joker_in_every_read(said):
             joker, share = seen
             jokers.append(CardSighting(joker, [strip.box], share, runner_up=other_joker(joker)))
         else:
