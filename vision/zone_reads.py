@@ -56,17 +56,17 @@ zone names one the zone is *glimpsed* (:attr:`ZoneReads.glimpsed`: a seat's play
 seen, unread, so what its absence would prove is asked about); a joker read whole and a part of
 it the localiser boxed (a line-art joker's edge may lie off the paper's blob) are one joker
 (:func:`one_joker_each`). A lone blob a read names nothing on, where the zone's last read
-found a card surely and nothing on the zone has moved since (its thumbnail unchanged), is still
-that card: a card lying still whose index the localiser boxes in one read of three (a
-validation deck's lone SJ, its small star boxed and read 0.96 every third read, never read the
-same three reads running, so its play was never accepted) keeps its read until a read names
-another card there or the zone changes. A joker under the next card of a fan shows only a
+found a card surely and nothing there has moved since (the zone's thumbnail unchanged over the
+blob), is still that card: a card lying still whose index the localiser boxes in one read of
+three (a validation deck's lone SJ, its small star boxed and read 0.96 every third read, never
+read the same three reads running, so its play was never accepted) keeps its read until a read
+names another card there or the blob changes. A joker under the next card of a fan shows only a
 strip: on a seat's zone the ends of a fan that no card read explains are read by
-:mod:`vision.fan_strips` (the
-localiser's unsure index boxes passed along, so an index card read unsurely is not taken for a
-joker); a strip of face that is no joker is a card no read names, and the zone's cards are then
-read in doubt (:func:`doubted`: their play may be short, and what it proves is asked about). On a
-cloth as light as the cards nothing is brighter: no such help there.
+:mod:`vision.fan_strips` (the localiser's unsure index boxes passed along, so an index card read
+unsurely is not taken for a joker); a strip of face that is no joker is a card no read names,
+and the zone's cards are then read in doubt (:func:`doubted`: their play may be short, and what
+it proves is asked about). On a cloth as light as the cards nothing is brighter: no such help
+there.
 
 A part of a joker's picture the localiser boxes as an index (the held-out deck's jester hat at
 a fan's strip) is read as a court card in doubt — JD at 0.5–0.7, runner-up QD or KD: the
@@ -597,14 +597,25 @@ class ZoneReader:
         nothing on) when nothing on the zone has moved since: a card lying still whose index
         this read missed is still that card (see the module docstring)."""
         memo = self._memo[name]
-        if not blobs or memo.thumb is None or self._differs(thumb, memo.thumb):
+        if memo.thumb is None:
             return []
+        before = memo.thumb
+        still = [blob for blob in blobs if not self._differs_at(thumb, before, blob.box)]
         return [
             card
             for card in memo.cards
             if card.confidence >= UNSURE_READ  # a read in doubt is not carried on
-            and any(_inside_point(card.centre, blob.box) for blob in blobs)
+            and any(_inside_point(card.centre, blob.box) for blob in still)
         ]
+
+    def _differs_at(self, a: Thumbnail, b: Thumbnail, box: Box) -> bool:
+        """Whether thumbnails ``a`` and ``b`` differ within ``box`` (view px): a card landing
+        in the neighbour's play, which a zone's rectangle overlaps, changes no card here."""
+        k = self.thumb_px_per_cm / self.px_per_cm
+        x0, y0 = max(0, int(box[0] * k)), max(0, int(box[1] * k))
+        x1, y1 = math.ceil(box[2] * k), math.ceil(box[3] * k)
+        difference = cv2.absdiff(a.grey[y0:y1, x0:x1], relit(b, a)[y0:y1, x0:x1])
+        return bool(np.count_nonzero(difference > self.change_threshold) >= self.min_changed_px)
 
     def _strip_reader(self, view: np.ndarray, source: ReadingSource) -> StripReader | None:
         """The classifier reading boxes of ``view`` from the camera frame (``source``)."""

@@ -284,6 +284,9 @@ def test_a_card_lying_still_is_still_the_card_read_on_it_when_a_read_boxes_nothi
     for t in (0.5, 0.75, 1.0):
         assert seen(zr.read(card, CALIBRATION, t).cards) == {"S": ["SJ"]}
     assert det.reads == 2  # read twice, the reads agreed: kept since
+    beside = card.copy()
+    beside[272:284, 100:112] = 255  # a small card landing beside it changes the zone elsewhere
+    assert seen(zr.read(beside, CALIBRATION, 1.1).cards)["S"] == ["SJ"] and det.reads == 3
     for t in (1.25, 1.5):
         gone = zr.read(table(), CALIBRATION, t)
     assert seen(gone.cards) == {}
