@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 import zlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import SupportsFloat, SupportsInt
 
@@ -413,8 +413,13 @@ mark their jokers so), in the big joker's colours or the small one's black."""
 def joker_mark(style: ProceduralStyle) -> str:
     """The joker corner mark of the deck ``style`` draws: fixed by the style (both jokers of a
     deck alike) without drawing from the deck's random stream."""
-    key = f"{style.font}|{style.squeeze:.6f}|{style.rank_h:.6f}".encode()
-    return JOKER_MARKS[zlib.crc32(key) % len(JOKER_MARKS)]
+    return JOKER_MARKS[_style_hash(style, style.squeeze, style.rank_h) % len(JOKER_MARKS)]
+
+
+def _style_hash(style: ProceduralStyle, *numbers: float) -> int:
+    """A hash of the style's font and ``numbers``: a choice fixed per deck that draws nothing
+    from the deck's random stream (its other cards render as before)."""
+    return zlib.crc32("|".join([str(style.font), *(f"{v:.6f}" for v in numbers)]).encode())
 
 
 def _star_points(cx: float, cy: float, r: float) -> np.ndarray:
@@ -423,24 +428,40 @@ def _star_points(cx: float, cy: float, r: float) -> np.ndarray:
     return np.stack([cx + radii * np.cos(angles), cy + radii * np.sin(angles)], 1)
 
 
+MarkGround = Callable[[tuple[float, float, float, float]], None]
+"""Paints the ground of a corner mark given its box, before the mark is inked (a patch of
+paper where the mark lies over a picture)."""
+
+
 def _draw_joker_corner(
-    img: np.ndarray, style: ProceduralStyle, mark: str, colour: tuple[int, ...]
+    img: np.ndarray,
+    style: ProceduralStyle,
+    mark: str,
+    colour: tuple[int, ...],
+    ground: MarkGround | None = None,
 ) -> tuple[float, float, float, float]:
-    """Draw a Western joker's corner mark (``word``, ``star``, ``ringed_star``); its box."""
+    """Draw a Western joker's corner mark (``word``, ``star``, ``ringed_star``) over its
+    ``ground``; its box."""
     h, w = img.shape[:2]
     x, y = round(style.margin_x * w), round(style.margin_y * h)
     ink = (*colour, 255)
     line = max(1, h // 160)
     if mark == "word":
         lh = round(h * style.rank_h * 0.45)
+        letters = [text_mask(ch, style.font, lh, style.squeeze, style.thickness) for ch in "JOKER"]
+        gap = max(1, lh // 8)
+        box = (float(x), float(y), float(x + sum(m.shape[1] + gap for m in letters)), float(y + lh))
+        if ground:
+            ground(box)
         x1 = x
-        for ch in "JOKER":
-            m = text_mask(ch, style.font, lh, style.squeeze, style.thickness)
+        for m in letters:
             paste(img, m, x1, y, colour)
-            x1 += m.shape[1] + max(1, lh // 8)
-        return (float(x), float(y), float(x1), float(y + lh))
+            x1 += m.shape[1] + gap
+        return box
     r = h * style.rank_h * 0.5
     cx, cy = x + r, y + r
+    if ground:
+        ground((float(x), float(y), float(x + 2 * r), float(y + 2 * r)))
     star = _star_points(cx, cy, r * (0.7 if mark == "ringed_star" else 1.0))
     cv2.fillPoly(img, [star.round().astype(np.int32)], ink, cv2.LINE_AA)
     if mark == "ringed_star":
@@ -458,8 +479,7 @@ corner), and a joker's strip under a fan then shows picture, not paper."""
 def joker_full_bleed(style: ProceduralStyle) -> bool:
     """Whether the deck ``style`` draws full-bleed jokers: fixed by the style (both jokers of a
     deck alike) without drawing from the deck's random stream."""
-    key = f"{style.font}|{style.margin_x:.6f}|{style.suit_gap:.6f}".encode()
-    return zlib.crc32(key) % 1000 < JOKER_FULL_BLEED_SHARE * 1000
+    return _style_hash(style, style.margin_x, style.suit_gap) % 1000 < JOKER_FULL_BLEED_SHARE * 1000
 
 
 def _draw_full_bleed_art(
@@ -513,20 +533,31 @@ def _draw_full_bleed_art(
 
 
 def _draw_vertical_joker(
-    img: np.ndarray, style: ProceduralStyle, big: bool, grey: tuple[int, ...]
+    img: np.ndarray,
+    style: ProceduralStyle,
+    big: bool,
+    grey: tuple[int, ...],
+    ground: MarkGround | None = None,
 ) -> tuple[float, float, float, float]:
-    """Draw the Chinese-style vertical "JOKER" at the top-left corner; its box."""
+    """Draw the Chinese-style vertical "JOKER" at the top-left corner over its ``ground``; its
+    box."""
     h, w = img.shape[:2]
     lh = round(h * style.rank_h * 0.55)
     x, y = round(style.margin_x * w), round(style.margin_y * h)
-    x1 = x
-    for i, ch in enumerate("JOKER"):
-        m = text_mask(ch, style.font, lh, style.squeeze, style.thickness)
+    letters = [text_mask(ch, style.font, lh, style.squeeze, style.thickness) for ch in "JOKER"]
+    step = lh + max(1, lh // 6)
+    box = (
+        float(x),
+        float(y),
+        float(max([x, *(x + m.shape[1] for m in letters)])),
+        float(y + step * len(letters) - max(1, lh // 6)),
+    )
+    if ground:
+        ground(box)
+    for i, m in enumerate(letters):
         col = style.joker_colors[i % len(style.joker_colors)] if big else grey
-        paste(img, m, x, y, col)
-        x1 = max(x1, x + m.shape[1])
-        y += lh + max(1, lh // 6)
-    return (float(x), float(round(style.margin_y * h)), float(x1), float(y - max(1, lh // 6)))
+        paste(img, m, x, y + i * step, col)
+    return box
 
 
 def _clear_under_mark(
@@ -565,17 +596,17 @@ def _draw_joker(
     grey = tuple(int(v) for v in rng.integers(0, 90, 3)) if rng.random() < 0.5 else (20, 20, 20)
     mark = joker_mark(style)
 
-    def draw_mark(target: np.ndarray) -> tuple[float, float, float, float]:
+    def draw_mark(ground: MarkGround | None = None) -> tuple[float, float, float, float]:
         if mark == "vertical":
-            return _draw_vertical_joker(target, style, big, grey)
-        return _draw_joker_corner(target, style, mark, style.joker_colors[0] if big else grey)
+            return _draw_vertical_joker(img, style, big, grey, ground)
+        colour = style.joker_colors[0] if big else grey
+        return _draw_joker_corner(img, style, mark, colour, ground)
 
     if joker_full_bleed(style):
         _draw_full_bleed_art(img, style, big, rng)
         ringed = bool(rng.random() < 0.5)
-        _clear_under_mark(img, style, draw_mark(np.zeros_like(img)), "star" in mark, ringed)
-        return draw_mark(img)
-    box = draw_mark(img)
+        return draw_mark(lambda box: _clear_under_mark(img, style, box, "star" in mark, ringed))
+    box = draw_mark()
     _draw_jester(img, style, big, (w // 2, round(h * 0.55)), round(w * 0.2), outline=False)
     return box
 
