@@ -32,7 +32,10 @@ grey patches ≥ ``SAME_LOOK``), holding the summed confidence of each identity 
   look-alike: 5D's as 3D, runner-up 5D). The kitty zone takes no weak reads (a kitty read
   short is the referee's to enter; completed by a weak read it would be a kitty of eight that
   no one is asked about — its weak card, even marked in doubt, is questioned only where an
-  infraction rests on it).
+  infraction rests on it). A zone holding a track of weak reads alone too young to judge is
+  read again though its reads agree (:attr:`IndexTracks.unsettled`): its play would otherwise
+  be accepted and the zone kept before the third weak read (validation hands 9019 and 9020: a
+  big joker's "JOKER" column read 0.5 twice, the play of the other cards accepted without it).
   Before, an index the classifier read half the time as 10D and half as QD, under the bar
   every other read, came and went (its track died at each weak read and the play never
   settled), and a "10" read at 0.35 every time was never a card at all (the play was reported
@@ -146,6 +149,12 @@ class IndexTracks:
 
     def clear(self) -> None:
         self._tracks = []
+
+    @property
+    def unsettled(self) -> bool:
+        """Whether a track of weak reads alone has had too few reads yet to be read as a card
+        or not: its zone must be read again, even where two reads agreed without it."""
+        return any(not track.sure and track.reads < WEAK_TRACK_READS for track in self._tracks)
 
     def pool(
         self, view: np.ndarray, detections: Sequence[BoxLike], weak: Sequence[BoxLike] = ()

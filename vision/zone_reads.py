@@ -462,7 +462,9 @@ class ZoneReader:
             # under a new light): no second read, the next lead may come within 0.6 s.
             clean_empty = not memo.cards and not unexplained and memo.empty_thumb is not None
             memo.unnamed = not memo.cards and bool(unexplained)
-            memo.confirmed = agreed or clean_empty
+            # A weak track too young to judge: the zone is read again until it is (a joker
+            # whose mark is read weakly, its play accepted without it after two reads).
+            memo.confirmed = (agreed or clean_empty) and not self._tracks[name].unsettled
             if memo.confirmed:
                 memo.confirmed_cards = _identities(memo.cards)
             memo.thumb, memo.read_t = thumb, t

@@ -164,3 +164,16 @@ def test_weak_reads_alone_never_make_a_look_alike_of_a_card_read_surely() -> Non
         for _ in range(4):
             found, _ = tracks.pool(view, [Detection("5D", other_corner, 0.9)], weak=[weak])
         assert [d.identity for d in found] == ["5D"]
+
+
+def test_a_track_of_weak_reads_alone_is_unsettled_until_it_has_enough_reads() -> None:
+    tracks, view = IndexTracks(PX_PER_CM), view_with("10")
+    assert not tracks.unsettled
+    for _ in range(2):
+        tracks.pool(view, [], weak=[weak_ten()])
+        assert tracks.unsettled
+    tracks.pool(view, [], weak=[weak_ten()])
+    assert not tracks.unsettled
+    sure = IndexTracks(PX_PER_CM)
+    sure.pool(view, [Detection("10C", BOX, 0.9)])
+    assert not sure.unsettled  # a sure read judges its track at once

@@ -301,6 +301,41 @@ def test_a_card_lying_still_is_still_the_card_read_on_it_when_a_read_boxes_nothi
     assert seen(zr.read(card, CALIBRATION, 0.75).cards) == {}
 
 
+class AJokerMarkReadWeakly:
+    """Boxes a joker's mark at the top left of a card lying at ``S_PLAY`` surely and reads it
+    BJ at 0.5 every time: a weak read, under the joker bar."""
+
+    reads_native = True
+    classifier = None
+
+    def __init__(self) -> None:
+        self.reads = 0
+
+    def detect(self, image, weak=None, **kwargs):  # type: ignore[no-untyped-def]
+        x0, y0 = zone_rects(ZONES)["S"][:2]
+        cx, cy = (S_PLAY[0] - 3.15 + 0.7 - x0) * 10, (S_PLAY[1] - 4.4 + 1.4 - y0) * 10
+        if image[round(cy) + 15, round(cx) + 15].mean() >= 150 and weak is not None:
+            self.reads += 1
+            weak.append(Detection("BJ", (cx - 4, cy - 6, cx + 4, cy + 6), 0.5))
+        return []
+
+
+def test_a_zone_is_read_again_until_a_track_of_weak_reads_is_old_enough_to_judge() -> None:
+    """Two reads agreeing on nothing would keep the zone; a joker mark read weakly twice is
+    not yet judged, so the zone is read a third time, and the joker is found."""
+    det = AJokerMarkReadWeakly()
+    zr = ZoneReader(det, ZONES, px_per_cm=VIEW_PX_PER_CM, max_reads=5)
+    settled(zr)
+    card = picture_card(table(), *S_PLAY)
+    card[267:270, 169:172] = 90  # the mark: ink, so its patch has a look to track
+    for t in (0.5, 0.75):
+        assert seen(zr.read(card, CALIBRATION, t).cards) == {}
+    (joker,) = zr.read(card, CALIBRATION, 1.0).cards["S"]
+    assert (joker.identity, det.reads) == ("BJ", 3) and joker.confidence < UNSURE_READ
+    zr.read(card, CALIBRATION, 1.25)
+    assert zr.read(card, CALIBRATION, 1.5).read == () and det.reads == 4  # settled: kept
+
+
 def test_a_card_no_read_names_is_glimpsed_on_its_zone_while_it_lies_there() -> None:
     unsure = WholeCardReads(("BJ", 0.5))
     zr, _ = reader(whole=unsure)
