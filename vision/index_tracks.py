@@ -32,10 +32,14 @@ grey patches ≥ ``SAME_LOOK``), holding the summed confidence of each identity 
   look-alike: 5D's as 3D, runner-up 5D). The kitty zone takes no weak reads (a kitty read
   short is the referee's to enter; completed by a weak read it would be a kitty of eight that
   no one is asked about — its weak card, even marked in doubt, is questioned only where an
-  infraction rests on it). A zone holding a track of weak reads alone too young to judge is
-  read again though its reads agree (:attr:`IndexTracks.unsettled`): its play would otherwise
-  be accepted and the zone kept before the third weak read (validation hands 9019 and 9020: a
-  big joker's "JOKER" column read 0.5 twice, the play of the other cards accepted without it).
+  infraction rests on it). A box the localiser was sure of that the classifier read as no card
+  at all, where such a track lies, is a read of nothing on it: it keeps the track alive and
+  counts toward its mean (a validation deck's big joker under a throw, read BJ at 0.5 and
+  ``none`` in turn, lost its track at every ``none`` and was never read). A zone holding a
+  track of weak reads alone too young to judge is read again though its reads agree
+  (:attr:`IndexTracks.unsettled`): its play would otherwise be accepted and the zone kept
+  before the third weak read (validation hands 9019 and 9020: a big joker's "JOKER" column read
+  0.5 twice, the play of the other cards accepted without it).
   Before, an index the classifier read half the time as 10D and half as QD, under the bar
   every other read, came and went (its track died at each weak read and the play never
   settled), and a "10" read at 0.35 every time was never a card at all (the play was reported
@@ -76,7 +80,8 @@ class _Track:
         """Count one read of this track's index; the read as the track now reads it (none yet
         for a track of too few weak reads)."""
         self.sure |= not weak
-        self.votes[d.identity] = self.votes.get(d.identity, 0.0) + d.confidence
+        if d.identity:  # (a read of nothing: an index boxed, read as no card at all)
+            self.votes[d.identity] = self.votes.get(d.identity, 0.0) + d.confidence
         second = getattr(d, "runner_up", "")
         if second:
             total = self.seconds.get(second, 0.0)
@@ -157,11 +162,17 @@ class IndexTracks:
         return any(not track.sure and track.reads < WEAK_TRACK_READS for track in self._tracks)
 
     def pool(
-        self, view: np.ndarray, detections: Sequence[BoxLike], weak: Sequence[BoxLike] = ()
+        self,
+        view: np.ndarray,
+        detections: Sequence[BoxLike],
+        weak: Sequence[BoxLike] = (),
+        unread: Sequence[Box] = (),
     ) -> tuple[list[Detection], dict[Box, dict[str, float]]]:
         """This read's detections, each read as its track's best identity so far, and each
         box's pooled votes (for settling two corners read differently); ``weak`` reads too,
-        those of them whose track reads a card (see the module docstring)."""
+        those of them whose track reads a card; ``unread``, boxes the localiser was sure of
+        that were read as no card at all, each a read of nothing on a track of weak reads
+        alone where it lies (see the module docstring)."""
         tracks: list[_Track] = []
         free = list(self._tracks)
         pooled_detections: list[Detection] = []
@@ -190,6 +201,19 @@ class IndexTracks:
             if pooled is not None:
                 (pooled_detections if track.sure else tentative).append(pooled)
                 votes[d.box] = track.votes
+        for box in unread if self.weak_reads else ():
+            patch = _patch(view, box)
+            centre = ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
+            size = (box[2] - box[0], box[3] - box[1])
+            weak_only = [track for track in free if not track.sure]
+            if patch is None or (kept := self._match(weak_only, centre, size, patch)) is None:
+                continue  # a read of nothing starts no track
+            free.remove(kept)
+            kept.centre, kept.size, kept.patch = centre, size, patch
+            tracks.append(kept)
+            if (pooled := kept.vote(Detection("", box, 0.0), True, self.weak_bar)) is not None:
+                tentative.append(pooled)
+                votes[box] = kept.votes
         self._tracks = tracks
         sure_reads = {d.identity for d in pooled_detections}
         pooled_detections += [

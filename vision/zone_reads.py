@@ -536,7 +536,9 @@ class ZoneReader:
                 weak=weak,
             )
         with timer("zones"):
-            detections, pooled = self._tracks[name].pool(view, detections, weak)
+            weakly_read = {w.box for w in weak}
+            read_as_nothing = [box for box in unread if box not in weakly_read]
+            detections, pooled = self._tracks[name].pool(view, detections, weak, read_as_nothing)
             # every card found in the view, whichever zone; only this zone's are its cards
             grouped = group_cards(detections, pooled=pooled, px_per_cm=self.px_per_cm)
             seen = one_joker_each(grouped, self.px_per_cm)

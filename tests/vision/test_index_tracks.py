@@ -177,3 +177,25 @@ def test_a_track_of_weak_reads_alone_is_unsettled_until_it_has_enough_reads() ->
     sure = IndexTracks(PX_PER_CM)
     sure.pool(view, [Detection("10C", BOX, 0.9)])
     assert not sure.unsettled  # a sure read judges its track at once
+
+
+def test_an_index_read_as_nothing_keeps_a_track_of_weak_reads_alive_as_a_read_of_nothing() -> None:
+    """A big joker's mark read BJ at 0.5 and ``none`` in turn: one track, its mean over every
+    read; a read of nothing starts no track of its own, and a sure track is not kept by one."""
+    view = view_with("*")
+    mark = Detection("BJ", BOX, 0.5)
+    tracks = IndexTracks(PX_PER_CM)
+    tracks.pool(view, [], weak=[mark])
+    tracks.pool(view, [], unread=[BOX])
+    (joker,), _ = tracks.pool(view, [], weak=[mark])
+    assert (joker.identity, joker.confidence) == ("BJ", pytest.approx(1.0 / 3))
+    (joker,), _ = tracks.pool(view, [], unread=[BOX])
+    assert joker.confidence == pytest.approx(0.25)
+
+    nothing = IndexTracks(PX_PER_CM)
+    for _ in range(4):
+        assert nothing.pool(view, [], unread=[BOX])[0] == []
+    sure = IndexTracks(PX_PER_CM)
+    sure.pool(view, [Detection("BJ", BOX, 0.95)])
+    assert sure.pool(view, [], unread=[BOX])[0] == []
+    assert sure.pool(view, [], weak=[mark])[0] == []  # the track ended at the read of nothing
