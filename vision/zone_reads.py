@@ -142,6 +142,7 @@ JOKER_READ_CONF = 0.9
 LONE_JOKER_CONF = 0.6  # … a blob with no index box on it at all (an index card shows two)
 INDEX_MAX_CM = 3.0  # a corner index's box is about 1.1 × 2.1 cm; a bigger box is no index
 JOKER_SPAN_CM = (7.0, 9.6)  # one card's box, short and long side, with a little slack
+INDEX_EDGE_CM = 0.5  # an index box's outer edges lie within this of its card's edges
 UNSURE_READ = 0.8
 """A card read with a (pooled) confidence under this is in doubt: the pipeline names it in its
 play's ``unsure`` (the referee's cue to look before acting on what it proves; ``replay-eval``
@@ -262,7 +263,10 @@ def zone_rects(zones: Zones, margin_cm: float = READING_MARGIN_CM) -> dict[str, 
 def one_joker_each(cards: Sequence[CardSighting], px_per_cm: float) -> list[CardSighting]:
     """Two sightings of the same joker whose boxes together fit inside one card (at most
     ``JOKER_SPAN_CM``) are one joker the localiser boxed by parts; a fanned pair of jokers
-    spans at least a card's width plus its 1.3 cm strip."""
+    spans at least a card's width plus its 1.3 cm strip. Not where one is a card seen by two
+    corners and the other lies off that card (past its indices' boxes by more than
+    ``INDEX_EDGE_CM``): a pair of small-marked jokers fanned 1.7 cm apart, the top one seen by
+    both corners, spans only 5.9 cm of index boxes (validation hand 9024, read one joker)."""
     out = list(cards)
     merged = True
     while merged:
@@ -270,6 +274,8 @@ def one_joker_each(cards: Sequence[CardSighting], px_per_cm: float) -> list[Card
         for i, j in itertools.combinations(range(len(out)), 2):
             a, b = out[i], out[j]
             if a.identity != b.identity or a.identity not in JOKERS:
+                continue
+            if _off_its_card(a, b, px_per_cm) or _off_its_card(b, a, px_per_cm):
                 continue
             boxes = [*a.boxes, *b.boxes]
             x0, y0 = min(q[0] for q in boxes), min(q[1] for q in boxes)
@@ -282,6 +288,17 @@ def one_joker_each(cards: Sequence[CardSighting], px_per_cm: float) -> list[Card
                 merged = True
                 break
     return out
+
+
+def _off_its_card(card: CardSighting, other: CardSighting, px_per_cm: float) -> bool:
+    """Whether ``card`` is seen by two corners (a whole card) and a box of ``other`` has its
+    centre off that card: beyond its boxes by more than ``INDEX_EDGE_CM``."""
+    if len(card.boxes) < 2:
+        return False
+    edge = INDEX_EDGE_CM * px_per_cm
+    x0, y0 = min(b[0] for b in card.boxes) - edge, min(b[1] for b in card.boxes) - edge
+    x1, y1 = max(b[2] for b in card.boxes) + edge, max(b[3] for b in card.boxes) + edge
+    return any(not _inside(box, (x0, y0, x1, y1)) for box in other.boxes)
 
 
 def picture_in_doubt(card: CardSighting) -> bool:

@@ -411,6 +411,17 @@ def test_a_joker_boxed_by_halves_is_one_joker_but_a_fanned_pair_stays_two() -> N
     assert len(one_joker_each(pair, 10.0)) == 2
 
 
+def test_a_small_marked_joker_seen_by_both_corners_and_its_pair_fanned_beside_it_are_two() -> None:
+    """Validation hand 9024 at 12 px a cm: the top SJ's two star corners, and the SJ under it
+    boxed by one star 1.7 cm to the right of the first's lower one — 5.9 × 8.75 cm of boxes,
+    within one card's span, yet the second star lies off the first card."""
+    top = CardSighting("SJ", [(345.0, 120.0, 353.0, 130.0), (387.0, 210.0, 396.0, 222.0)], 1.0)
+    under = CardSighting("SJ", [(407.0, 216.0, 416.0, 225.0)], 0.99)
+    assert len(one_joker_each([top, under], 12.0)) == 2
+    part = CardSighting("SJ", [(360.0, 150.0, 380.0, 190.0)], 0.9)  # a part of its picture
+    assert len(one_joker_each([top, part], 12.0)) == 1
+
+
 def test_an_empty_look_is_learnt_only_while_nothing_moves_in_the_zone() -> None:
     """A hand carrying a joker in shows no card yet; had its paper been learnt as the cloth,
     the joker would be no brighter than the "empty" zone when it lands."""
