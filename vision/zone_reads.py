@@ -50,10 +50,7 @@ held-out BJ read whole at 0.89 had been dropped). Its corner marks are read too
 joker where an index box the localiser was sure of lies on it, which may be an index card's (a
 validation deck's lone BJ, its ringed-star index never boxed once it lay still, read ``none``
 whole and BJ by two corners at 0.55 and 0.69; its SJ, the star boxed but read unsurely, SJ by
-two corners at 0.75); with no index box on it, one every read of which names a joker, if only
-second, is that joker in doubt (:func:`vision.fan_strips.joker_in_every_read`: the validation
-deck's lone SJ read ``none`` whole and at every corner, SJ second each time at 0.01–0.49, was
-never a play). Any other read is dropped: it is a card the
+two corners at 0.75). Any other read is dropped: it is a card the
 localiser missed, better unseen than guessed, yet a card lies there, and while no read on the
 zone names one the zone is *glimpsed* (:attr:`ZoneReads.glimpsed`: a seat's play there was
 seen, unread, so what its absence would prove is asked about); a joker read whole and a part of
@@ -115,7 +112,6 @@ from vision.fan_strips import (
     StripReads,
     card_corner_marks,
     hidden_jokers,
-    joker_in_every_read,
     other_joker,
 )
 from vision.grouping import BoxLike, CardSighting, group_cards
@@ -583,7 +579,8 @@ class ZoneReader:
             looks = [(blob.box, *blob.corner_marks) for blob in blobs]
             with timer("detect"):
                 reads = iter(
-                    self.whole_card_reader.read(
+                    (r.identity, r.probability)
+                    for r in self.whole_card_reader.read(
                         view, [box for boxes in looks for box in boxes], source=source
                     )
                 )
@@ -674,27 +671,23 @@ class ZoneReader:
         ]
 
     def _lone_joker(
-        self, blob: LoneBlob, reads: list[Read], unread: Sequence[Box]
+        self, blob: LoneBlob, reads: list[tuple[str, float]], unread: Sequence[Box]
     ) -> CardSighting | None:
         """The joker a lone blob is, from its ``reads`` (whole, then its corner marks), if any
         (see the module docstring)."""
-        (identity, prob, *_), *marks = reads
+        (identity, prob), *marks = reads
         no_index = not self._index_on(blob.box, unread)
         if identity in JOKERS and (
             prob >= JOKER_READ_CONF or (prob >= LONE_JOKER_CONF and no_index)
         ):
             return CardSighting(identity, [blob.box], prob)
-        jokers = [joker for joker, p, *_ in marks if joker in JOKERS and p >= STRIP_JOKER_CONF]
+        jokers = [joker for joker, p in marks if joker in JOKERS and p >= STRIP_JOKER_CONF]
         # With an index the localiser was sure of on it (read unsurely: an index card's, or a
         # joker's own mark), only two of its corners read as one joker make it that joker.
         mark = next((j for j in JOKERS if jokers.count(j) >= (1 if no_index else 2)), None)
         if mark:
             # Read by its corner marks, not whole: a card, but which joker is less sure.
             return CardSighting(mark, [blob.box], STRIP_CONFIDENCE, runner_up=other_joker(mark))
-        if no_index and (seen := joker_in_every_read(reads)):
-            # Every read sees that joker, if only second: the joker, in doubt.
-            joker, share = seen
-            return CardSighting(joker, [blob.box], share, runner_up=other_joker(joker))
         return None
 
     def _index_on(self, blob: Box, unread: Sequence[Box]) -> bool:
