@@ -188,6 +188,8 @@ def joker_in_every_read(reads: Sequence[Read]) -> tuple[str, float] | None:
     """The joker a strip is, in doubt, when every one of its ``reads`` names a joker, first or
     second, and none names another card first: the joker with more probability over them, and
     their mean joker probability; else none."""
+    if not reads:
+        return None
     shares = dict.fromkeys(JOKERS, 0.0)
     for identity, probability, runner_up, runner_up_probability in reads:
         if identity not in {NONE_CLASS, *JOKERS} or {identity, runner_up}.isdisjoint(JOKERS):
@@ -195,8 +197,6 @@ def joker_in_every_read(reads: Sequence[Read]) -> tuple[str, float] | None:
         for card, p in ((identity, probability), (runner_up, runner_up_probability)):
             if card in JOKERS:
                 shares[card] += p
-    if not reads:
-        return None
     joker = max(shares, key=lambda j: shares[j])
     return joker, sum(shares.values()) / len(reads)
 

@@ -126,6 +126,11 @@ def _look_alikes(card: str, other: str) -> bool:
     return card[:-1] == other[:-1] or card[-1] == other[-1]
 
 
+def _place(box: Box) -> tuple[tuple[float, float], tuple[float, float]]:
+    """A box's centre and size, what a track is matched by."""
+    return ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2), (box[2] - box[0], box[3] - box[1])
+
+
 def _patch(view: np.ndarray, box: Box) -> np.ndarray | None:
     h, w = view.shape[:2]
     x0, y0 = max(0, int(box[0])), max(0, int(box[1]))
@@ -181,9 +186,7 @@ class IndexTracks:
         if not self.weak_reads:
             weak = ()
         for d, is_weak in [*((d, False) for d in detections), *((d, True) for d in weak)]:
-            patch = _patch(view, d.box)
-            centre = ((d.box[0] + d.box[2]) / 2, (d.box[1] + d.box[3]) / 2)
-            size = (d.box[2] - d.box[0], d.box[3] - d.box[1])
+            patch, (centre, size) = _patch(view, d.box), _place(d.box)
             if patch is None:  # too small to compare: read as it is, remembered by no track
                 if is_weak:
                     continue
@@ -202,9 +205,7 @@ class IndexTracks:
                 (pooled_detections if track.sure else tentative).append(pooled)
                 votes[d.box] = track.votes
         for box in unread if self.weak_reads else ():
-            patch = _patch(view, box)
-            centre = ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
-            size = (box[2] - box[0], box[3] - box[1])
+            patch, (centre, size) = _patch(view, box), _place(box)
             weak_only = [track for track in free if not track.sure]
             if patch is None or (kept := self._match(weak_only, centre, size, patch)) is None:
                 continue  # a read of nothing starts no track

@@ -364,10 +364,17 @@ def _identities(cards: Sequence[CardSighting]) -> list[str]:
     return sorted(c.identity for c in cards)
 
 
-def _changed(a: Thumbnail, b: Thumbnail, threshold: int, min_pixels: int) -> bool:
+def _changed(
+    a: Thumbnail,
+    b: Thumbnail,
+    threshold: int,
+    min_pixels: int,
+    within: tuple[slice, slice] = (slice(None), slice(None)),
+) -> bool:
     """Whether ``min_pixels`` of thumbnail ``a`` differ from ``b`` by more than ``threshold``
-    once ``b`` is brought to ``a``'s light (:func:`relit`)."""
-    difference = cv2.absdiff(a.grey, relit(b, a))
+    once ``b`` is brought to ``a``'s light (:func:`relit`), counted ``within`` those rows and
+    columns only (the whole thumbnail by default)."""
+    difference = cv2.absdiff(a.grey[within], relit(b, a)[within])
     _, moved = cv2.threshold(difference, threshold, 255, cv2.THRESH_BINARY)
     return bool(cv2.countNonZero(moved) >= min_pixels)
 
@@ -512,8 +519,16 @@ class ZoneReader:
                     out.append((card, where))
         return tuple(out)
 
-    def _differs(self, a: Thumbnail, b: Thumbnail) -> bool:
-        return _changed(a, b, self.change_threshold, self.min_changed_px)
+    def _differs(self, a: Thumbnail, b: Thumbnail, within: Box | None = None) -> bool:
+        """Whether thumbnails ``a`` and ``b`` differ, or differ ``within`` a box of the view
+        (view px: a card landing in the neighbour's play, which a zone's rectangle overlaps,
+        changes no card here)."""
+        if within is None:
+            return _changed(a, b, self.change_threshold, self.min_changed_px)
+        k = self.thumb_px_per_cm / self.px_per_cm
+        rows = slice(max(0, int(within[1] * k)), math.ceil(within[3] * k))
+        columns = slice(max(0, int(within[0] * k)), math.ceil(within[2] * k))
+        return _changed(a, b, self.change_threshold, self.min_changed_px, (rows, columns))
 
     def _thumb(self, image_bgr: np.ndarray, calibration: Calibration, name: str) -> Thumbnail:
         # Warped at twice the scale and area-halved: a warp samples, it does not average, and
@@ -621,22 +636,13 @@ class ZoneReader:
         if memo.thumb is None:
             return []
         before = memo.thumb
-        still = [blob for blob in blobs if not self._differs_at(thumb, before, blob.box)]
+        still = [blob for blob in blobs if not self._differs(thumb, before, blob.box)]
         return [
             card
             for card in memo.cards
             if card.confidence >= UNSURE_READ  # a read in doubt is not carried on
             and any(_inside_point(card.centre, blob.box) for blob in still)
         ]
-
-    def _differs_at(self, a: Thumbnail, b: Thumbnail, box: Box) -> bool:
-        """Whether thumbnails ``a`` and ``b`` differ within ``box`` (view px): a card landing
-        in the neighbour's play, which a zone's rectangle overlaps, changes no card here."""
-        k = self.thumb_px_per_cm / self.px_per_cm
-        x0, y0 = max(0, int(box[0] * k)), max(0, int(box[1] * k))
-        x1, y1 = math.ceil(box[2] * k), math.ceil(box[3] * k)
-        difference = cv2.absdiff(a.grey[y0:y1, x0:x1], relit(b, a)[y0:y1, x0:x1])
-        return bool(np.count_nonzero(difference > self.change_threshold) >= self.min_changed_px)
 
     def _strip_reader(self, view: np.ndarray, source: ReadingSource) -> StripReader | None:
         """The classifier reading boxes of ``view`` from the camera frame (``source``)."""
