@@ -25,7 +25,9 @@ This module owns the wiring of one table's vision into the engine, frame by fram
    with a classifier (``reads_source``) reads each index from the camera frame.
    ``group_cards`` makes cards, card centres go to table cm and ``Zones.assign`` sorts them by
    seat, and
-   ``PlayTracker.observe`` gets the cards with the frame's motion state, per zone
+   ``PlayTracker.observe`` gets the cards (of a kitty read with more cards than a kitty holds
+   and exactly as many of them surely, the sure ones: :func:`kitty_reading`) with the frame's
+   motion state, per zone
    (``zone_motion``, default): a zone is blocked only while the gate finds motion covering
    ``zone_moving_fraction`` of it (a hand over it), not by motion elsewhere. Table-wide blocking
    leaves the tracker too few still frames for its consensus (3 frames over 0.6 s) between a
@@ -293,6 +295,17 @@ def _with_unsure_reads(event: Event, by_zone: Mapping[str, Sequence[CardSighting
     unsure = tuple((s.identity, round(s.confidence, 3)) for s in doubted)
     maybe = tuple((s.identity, s.runner_up) for s in doubted if s.runner_up)
     return replace(event, unsure=unsure, maybe=maybe)
+
+
+def kitty_reading(read: Sequence[CardSighting], kitty_size: int) -> list[str]:
+    """The kitty zone's cards as the tracker gets them: a kitty holds ``kitty_size`` cards, so
+    where more are read and exactly that many of them surely, the reads in doubt are not
+    cards of it (atlasnye's own pair read the left edge of a fanned kitty whole as a small
+    joker at 0.78: nine cards, and the kitty was never judged)."""
+    sure = [s.identity for s in read if not _in_doubt(s)]
+    if len(read) > kitty_size == len(sure):
+        return sure
+    return [s.identity for s in read]
 
 
 def _in_doubt(sighting: CardSighting) -> bool:
@@ -569,9 +582,8 @@ class TablePipeline:
         """The tracker gets each seat's and the kitty zone's cards (and the zones where a card
         lay that no read named), the exposed-card watcher the cards in no zone; their events
         are taken."""
-        seen = {
-            zone: [s.identity for s in by_zone[zone]] for zone in (*self.tracker.seats, KITTY_ZONE)
-        }
+        seen = {zone: [s.identity for s in by_zone[zone]] for zone in self.tracker.seats}
+        seen[KITTY_ZONE] = kitty_reading(by_zone[KITTY_ZONE], self.tracker.kitty_size)
         lying = [(s.identity, where, s.confidence, s.runner_up or None) for s, where in outside]
         with self._timed("track"):
             tracked = [

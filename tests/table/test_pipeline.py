@@ -742,3 +742,20 @@ def test_the_hands_first_lead_lifted_and_played_again_by_its_seat_is_a_takeback(
     assert [kind for kind, *_ in told[3:]] == ["play"] * 3 + ["trick_cleared"]
     found = [(i.kind, i.seat, i.trick) for i in pipe.audit().infractions]
     assert found == [("takeback", "N", 1)]
+
+
+def test_a_kitty_read_with_a_card_too_many_keeps_the_cards_it_read_surely() -> None:
+    from chaodipi.table.pipeline import kitty_reading
+    from vision.grouping import CardSighting
+
+    cards = ["2H", "2C", "3C", "5C", "7C", "9C", "10C", "KC"]
+    sure = [CardSighting(c, confidence=0.97) for c in cards]
+    edge_of_the_fan = CardSighting("SJ", confidence=0.78)  # a fan's edge read whole
+    assert kitty_reading([*sure, edge_of_the_fan], 8) == cards
+    # Eight cards, or too many sure ones: what was read, for the tracker to judge.
+    assert kitty_reading([*sure[:7], edge_of_the_fan], 8) == [*cards[:7], "SJ"]
+    extra_sure = CardSighting("4D", confidence=0.99)
+    assert kitty_reading([*sure, extra_sure, edge_of_the_fan], 8) == [*cards, "4D", "SJ"]
+    # Two in doubt and seven sure: nothing to choose between them.
+    doubtful = [*sure[:7], edge_of_the_fan, CardSighting("KC", confidence=0.5)]
+    assert kitty_reading(doubtful, 8) == [*cards[:7], "SJ", "KC"]
