@@ -50,7 +50,13 @@ held-out BJ read whole at 0.89 had been dropped). Its corner marks are read too
 joker where an index box the localiser was sure of lies on it, which may be an index card's (a
 validation deck's lone BJ, its ringed-star index never boxed once it lay still, read ``none``
 whole and BJ by two corners at 0.55 and 0.69; its SJ, the star boxed but read unsurely, SJ by
-two corners at 0.75). Any other read is dropped: it is a card the
+two corners at 0.75); with no index box on it, one every read of which names a joker, if only
+second, at a mean joker probability of at least ``LONE_RUNNER_UP_JOKER``, is that joker in
+doubt (:func:`vision.fan_strips.joker_in_every_read`: the validation deck's lone SJ read ``none``
+whole and at every corner, SJ second each time at 0.01–0.49 — a mean of 0.18–0.20 — was never
+a play; without the floor, a card lying unread as its index went unboxed, every read ``none``
+and a joker second at 0.00–0.03 as often as not, was taken for a joker: the rendering deck's
+end-to-end clip read 4 plays of 12). Any other read is dropped: it is a card the
 localiser missed, better unseen than guessed, yet a card lies there, and while no read on the
 zone names one the zone is *glimpsed* (:attr:`ZoneReads.glimpsed`: a seat's play there was
 seen, unread, so what its absence would prove is asked about); a joker read whole and a part of
@@ -112,6 +118,7 @@ from vision.fan_strips import (
     StripReads,
     card_corner_marks,
     hidden_jokers,
+    joker_in_every_read,
     other_joker,
 )
 from vision.grouping import BoxLike, CardSighting, group_cards
@@ -140,6 +147,9 @@ MAX_READS = 2  # one is too few: the sweep and the next lead outran it (replay-e
 CARD_AREA_CM2 = CARD_W_CM * CARD_H_CM
 JOKER_READ_CONF = 0.9
 LONE_JOKER_CONF = 0.6  # … a blob with no index box on it at all (an index card shows two)
+# … or its reads' mean joker probability, where each names a joker if only second (9014's and
+# 9018's lone SJ: 0.18–0.20; any card whose index went unboxed: at most 0.03)
+LONE_RUNNER_UP_JOKER = 0.1
 INDEX_MAX_CM = 3.0  # a corner index's box is about 1.1 × 2.1 cm; a bigger box is no index
 JOKER_SPAN_CM = (7.0, 9.6)  # one card's box, short and long side, with a little slack
 INDEX_EDGE_CM = 0.5  # an index box's outer edges lie within this of its card's edges
@@ -594,8 +604,7 @@ class ZoneReader:
             looks = [(blob.box, *blob.corner_marks) for blob in blobs]
             with timer("detect"):
                 reads = iter(
-                    (r.identity, r.probability)
-                    for r in self.whole_card_reader.read(
+                    self.whole_card_reader.read(
                         view, [box for boxes in looks for box in boxes], source=source
                     )
                 )
@@ -677,23 +686,28 @@ class ZoneReader:
         ]
 
     def _lone_joker(
-        self, blob: LoneBlob, reads: list[tuple[str, float]], unread: Sequence[Box]
+        self, blob: LoneBlob, reads: list[Read], unread: Sequence[Box]
     ) -> CardSighting | None:
         """The joker a lone blob is, from its ``reads`` (whole, then its corner marks), if any
         (see the module docstring)."""
-        (identity, prob), *marks = reads
+        (identity, prob, *_), *marks = reads
         no_index = not self._index_on(blob.box, unread)
         if identity in JOKERS and (
             prob >= JOKER_READ_CONF or (prob >= LONE_JOKER_CONF and no_index)
         ):
             return CardSighting(identity, [blob.box], prob)
-        jokers = [joker for joker, p in marks if joker in JOKERS and p >= STRIP_JOKER_CONF]
+        jokers = [joker for joker, p, *_ in marks if joker in JOKERS and p >= STRIP_JOKER_CONF]
         # With an index the localiser was sure of on it (read unsurely: an index card's, or a
         # joker's own mark), only two of its corners read as one joker make it that joker.
         mark = next((j for j in JOKERS if jokers.count(j) >= (1 if no_index else 2)), None)
         if mark:
             # Read by its corner marks, not whole: a card, but which joker is less sure.
             return CardSighting(mark, [blob.box], STRIP_CONFIDENCE, runner_up=other_joker(mark))
+        seen = joker_in_every_read(reads) if no_index else None
+        if seen and seen[1] >= LONE_RUNNER_UP_JOKER:
+            # Every read sees that joker, if only second: the joker, in doubt.
+            joker, share = seen
+            return CardSighting(joker, [blob.box], share, runner_up=other_joker(joker))
         return None
 
     def _index_on(self, blob: Box, unread: Sequence[Box]) -> bool:

@@ -43,17 +43,23 @@ def table(*cards_cm: tuple[float, float]) -> np.ndarray:
 
 class WholeCardReads:
     """Reads every card-sized box it is given as ``self.whole`` and the index-sized ones (corner
-    marks) in turn as ``self.corners``, with no runner-up (a stand-in for the classifier)."""
+    marks) in turn as ``self.corners``, each with the runner-up ``second`` (none by default): a
+    stand-in for the classifier."""
 
-    def __init__(self, whole: tuple[str, float], *corners: tuple[str, float]) -> None:
-        self.whole, self.corners = whole, corners or (("none", 0.99),)
+    def __init__(
+        self,
+        whole: tuple[str, float],
+        *corners: tuple[str, float],
+        second: tuple[str, float] = ("", 0.0),
+    ) -> None:
+        self.whole, self.corners, self.second = whole, corners or (("none", 0.99),), second
         self.boxes: list[tuple[float, float, float, float]] = []
 
     def read(self, image_bgr, boxes, source=None):  # type: ignore[no-untyped-def]
         self.boxes += boxes
         marks = itertools.cycle(self.corners)
         said = [self.whole if x1 - x0 > 40 else next(marks) for x0, _, x1, _ in boxes]
-        return [Read(identity, p, "", 0.0) for identity, p in said]
+        return [Read(identity, p, *self.second) for identity, p in said]
 
 
 def reader(max_reads: int = 5, whole: WholeCardReads | None = None) -> tuple[ZoneReader, list[int]]:
@@ -212,6 +218,24 @@ def test_a_lone_blob_whose_corner_mark_reads_as_a_joker_is_that_joker_in_doubt()
         corners.remove(near)
         assert abs(abs((x0 + x1) / 2 - near[0]) - 7) <= 5
         assert abs(abs((y0 + y1) / 2 - near[1]) - 14) <= 5
+
+
+def test_a_lone_blob_every_read_of_which_names_a_joker_second_is_that_joker_in_doubt() -> None:
+    """A validation deck's lone SJ, never boxed: read ``none`` whole and at every corner, SJ
+    second each time. Not where the runner-up is another card, nor where the joker is only
+    the runner-up of reads sure of nothing (any card whose index went unboxed)."""
+    second = WholeCardReads(("none", 0.9), ("none", 0.6), second=("SJ", 0.3))
+    zr, _ = reader(whole=second)
+    settled(zr)
+    (joker,) = zr.read(picture_card(table(), *S_PLAY), CALIBRATION, 0.5).cards["S"]
+    assert (joker.identity, joker.runner_up) == ("SJ", "BJ") and joker.confidence < UNSURE_READ
+    for not_a_joker in (
+        WholeCardReads(("none", 0.9), ("none", 0.6), second=("5H", 0.3)),  # another card second
+        WholeCardReads(("none", 0.99), ("none", 0.98), second=("SJ", 0.01)),  # a joker barely
+    ):
+        zr, _ = reader(whole=not_a_joker)
+        settled(zr)
+        assert zr.read(picture_card(table(), *S_PLAY), CALIBRATION, 0.5).cards["S"] == []
 
 
 def test_a_lone_blob_whose_corner_marks_read_as_no_joker_is_no_card_named() -> None:
