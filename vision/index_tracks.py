@@ -27,7 +27,9 @@ grey patches ≥ ``SAME_LOOK``), holding the summed confidence of each identity 
   suit: 10C / QC; not a joker, not nothing — a stroke of a jester read weakly as QS) — or when
   it reads a joker, its runner-up the other joker or nothing (an unseen deck's joker mark, read
   about 0.5 under the joker bar read after read: validation hands 9019 and 9020 read a joker
-  short and put a card count to the referee) — and
+  short and put a card count to the referee), and such a joker only where cards are played
+  (``in_play``: a player's hand of cards face down at its edge of the table read weakly as SJ,
+  and the referee was asked about an exposed joker, validation hand 9015) — and
   neither is a card this read holds surely (a card's other corner read weakly as a
   look-alike: 5D's as 3D, runner-up 5D). The kitty zone takes no weak reads (a kitty read
   short is the referee's to enter; completed by a weak read it would be a kitty of eight that
@@ -49,7 +51,7 @@ grey patches ≥ ``SAME_LOOK``), holding the summed confidence of each identity 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import cv2
@@ -172,12 +174,14 @@ class IndexTracks:
         detections: Sequence[BoxLike],
         weak: Sequence[BoxLike] = (),
         unread: Sequence[Box] = (),
+        in_play: Callable[[Box], bool] = lambda _box: True,
     ) -> tuple[list[Detection], dict[Box, dict[str, float]]]:
         """This read's detections, each read as its track's best identity so far, and each
         box's pooled votes (for settling two corners read differently); ``weak`` reads too,
         those of them whose track reads a card; ``unread``, boxes the localiser was sure of
         that were read as no card at all, each a read of nothing on a track of weak reads
-        alone where it lies (see the module docstring)."""
+        alone where it lies; a joker in doubt from weak reads alone only where ``in_play``
+        (see the module docstring)."""
         tracks: list[_Track] = []
         free = list(self._tracks)
         pooled_detections: list[Detection] = []
@@ -220,7 +224,10 @@ class IndexTracks:
         pooled_detections += [
             d
             for d in tentative
-            if (_look_alikes(d.identity, d.runner_up) or _a_joker_in_doubt(d.identity, d.runner_up))
+            if (
+                _look_alikes(d.identity, d.runner_up)
+                or (_a_joker_in_doubt(d.identity, d.runner_up) and in_play(d.box))
+            )
             and not {d.identity, d.runner_up} & sure_reads
         ]
         return pooled_detections, votes

@@ -101,6 +101,7 @@ import math
 from collections.abc import Callable, Collection, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import NamedTuple, Protocol
 
 import cv2
@@ -580,16 +581,14 @@ class ZoneReader:
         with timer("zones"):
             weakly_read = {w.box for w in weak}
             read_as_nothing = [box for box in unread if box not in weakly_read]
-            detections, pooled = self._tracks[name].pool(view, detections, weak, read_as_nothing)
+            detections, pooled = self._tracks[name].pool(
+                view, detections, weak, read_as_nothing, in_play=partial(self._in_play, name)
+            )
             # every card found in the view, whichever zone; only this zone's are its cards
             grouped = group_cards(detections, pooled=pooled, px_per_cm=self.px_per_cm)
             seen = one_joker_each(grouped, self.px_per_cm)
             cards = [card for card in seen if self._holds(name, *card.centre)]
-            x0, y0 = self.rects[name][:2]
-            placed = [
-                (card, (x0 + card.centre[0] / self.px_per_cm, y0 + card.centre[1] / self.px_per_cm))
-                for card in seen
-            ]
+            placed = [(card, self._on_table(name, card.centre)) for card in seen]
             outside = [(card, where) for card, where in placed if self.zones.seat_of(where) is None]
         empty = self._memo[name].empty_thumb
         if empty is None:
@@ -745,8 +744,17 @@ class ZoneReader:
                 blobs.append(LoneBlob(box, scaled))
         return blobs
 
+    def _in_play(self, name: str, box: Box) -> bool:
+        """Whether the centre of ``box`` (zone ``name``'s view px) lies in any seat's play area."""
+        centre = ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
+        return self.zones.seat_of(self._on_table(name, centre)) is not None
+
     def _holds(self, name: str, x: float, y: float) -> bool:
         """Whether the point (x, y) of zone ``name``'s view lies in that zone's play area (the
         rectangles overlap at the corners: only the zone it lies in keeps a card)."""
+        return self.zones.seat_of(self._on_table(name, (x, y))) == name
+
+    def _on_table(self, name: str, point: tuple[float, float]) -> Point:
+        """Table cm of a point of zone ``name``'s view (px)."""
         x0, y0 = self.rects[name][:2]
-        return self.zones.seat_of((x0 + x / self.px_per_cm, y0 + y / self.px_per_cm)) == name
+        return (x0 + point[0] / self.px_per_cm, y0 + point[1] / self.px_per_cm)

@@ -140,6 +140,19 @@ def test_a_joker_mark_read_weakly_read_after_read_is_that_joker_in_doubt() -> No
         assert (pooled.identity, pooled.confidence) == ("BJ", pytest.approx(0.52))
 
 
+def test_a_joker_read_weakly_from_weak_reads_alone_is_a_card_only_where_cards_are_played() -> None:
+    """A player's hand of cards face down at its edge of the table, a back read weakly as SJ
+    read after read, is no exposed joker; a look-alike read weakly there still is a card."""
+    view = view_with("*")
+    back = Detection("SJ", BOX, 0.55, runner_up="BJ", runner_up_confidence=0.2)
+    look_alike = Detection("10C", BOX, 0.55, runner_up="QC", runner_up_confidence=0.3)
+    for weak, card in ((back, []), (look_alike, ["10C"])):
+        tracks = IndexTracks(PX_PER_CM)
+        for _ in range(3):
+            found, _ = tracks.pool(view, [], weak=[weak], in_play=lambda _box: False)
+        assert [d.identity for d in found] == card
+
+
 def test_a_joker_read_weakly_beside_the_same_joker_read_surely_is_its_other_corner() -> None:
     view = view_with("*")
     other_corner = (70.0, 70.0, 82.0, 88.0)
