@@ -303,7 +303,7 @@ def kitty_reading(read: Sequence[CardSighting], kitty_size: int) -> list[str]:
     cards of it (atlasnye's own pair read the left edge of a fanned kitty whole as a small
     joker at 0.78: nine cards, and the kitty was never judged)."""
     sure = [s.identity for s in read if not _in_doubt(s)]
-    if len(read) > kitty_size == len(sure):
+    if len(read) > kitty_size and len(sure) == kitty_size:
         return sure
     return [s.identity for s in read]
 
