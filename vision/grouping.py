@@ -126,7 +126,8 @@ class CardSighting:
         return out
 
 
-def _centre(b: Box) -> tuple[float, float]:
+def box_centre(b: Box) -> tuple[float, float]:
+    """The centre of box ``b``."""
     return (b[0] + b[2]) / 2, (b[1] + b[3]) / 2
 
 
@@ -181,7 +182,7 @@ def _join_parts(boxes: list[tuple[Box, float]]) -> list[tuple[Box, float]]:
 def is_duplicate(a: Box, b: Box, duplicate_iou: float = DUPLICATE_IOU) -> bool:
     """Whether two boxes are one corner seen twice (overlapping, or centres very close: within
     half the boxes' shorter side — a fan's next index lies about one short side away)."""
-    (ax, ay), (bx, by) = _centre(a), _centre(b)
+    (ax, ay), (bx, by) = box_centre(a), box_centre(b)
     close = math.hypot(ax - bx, ay - by) < 0.5 * min(_short_side(a), _short_side(b))
     return close or iou(a, b) >= duplicate_iou
 
@@ -196,7 +197,7 @@ def _read_twice(a: Box, b: Box, px_per_cm: float | None = None) -> bool:
     corners: a wide index (a big joker's "JOKER" column, 2 cm) is wider than a fan's step. A
     box of another shape is a poor box of the same index (a sideways KC boxed 1.1 cm off
     whole, 1.5 × as high: one KC)."""
-    (ax, ay), (bx, by) = _centre(a), _centre(b)
+    (ax, ay), (bx, by) = box_centre(a), box_centre(b)
     distance = math.hypot(ax - bx, ay - by)
     if px_per_cm is not None and distance >= FAN_STEP_CM * px_per_cm and _alike(a, b):
         return iou(a, b) >= DUPLICATE_IOU
@@ -230,7 +231,7 @@ def corner_fit(
     sa, sb = index_size(a), index_size(b)
     if max(sa, sb) / min(sa, sb) > max_size_ratio:
         return None
-    (ax, ay), (bx, by) = _centre(a), _centre(b)
+    (ax, ay), (bx, by) = box_centre(a), box_centre(b)
     distance = math.hypot(ax - bx, ay - by)
     if px_per_cm is None:
         ratio, low, high, best = distance / ((sa + sb) / 2), min_ratio, max_ratio, best_ratio
@@ -258,7 +259,7 @@ def _along_a_diagonal(a: Box, b: Box) -> bool:
     axis = _long_axis(a)
     if axis is None or axis != _long_axis(b):
         return True  # turned too far to tell the card's sides
-    (ax, ay), (bx, by) = _centre(a), _centre(b)
+    (ax, ay), (bx, by) = box_centre(a), box_centre(b)
     along, across = (abs(bx - ax), abs(by - ay)) if axis == 0 else (abs(by - ay), abs(bx - ax))
     low, high = DIAGONAL_DEG
     return low <= math.degrees(math.atan2(across, along)) <= high
@@ -278,7 +279,7 @@ def _gap(a: _Card, b: _Card) -> float:
     best = math.inf
     for ba, _ in a.members:
         for bb, _ in b.members:
-            (ax, ay), (bx, by) = _centre(ba), _centre(bb)
+            (ax, ay), (bx, by) = box_centre(ba), box_centre(bb)
             size = (index_size(ba) + index_size(bb)) / 2
             best = min(best, math.hypot(ax - bx, ay - by) / size)
     return best
@@ -303,7 +304,7 @@ def _without_duplicates(
 
 
 def _midpoint_and_length(card: _Card) -> tuple[float, float, float]:
-    (ax, ay), (bx, by) = (_centre(b) for b, _ in card.members[:2])
+    (ax, ay), (bx, by) = (box_centre(b) for b, _ in card.members[:2])
     return (ax + bx) / 2, (ay + by) / 2, math.hypot(bx - ax, by - ay)
 
 
@@ -440,7 +441,7 @@ def _one_corner(a: Box, b: Box) -> bool:
     as duplicates); a card boxed whole may hold another card's index at its edge."""
     if max(index_size(a), index_size(b)) > MAX_SIZE_RATIO * min(index_size(a), index_size(b)):
         return False
-    (ax, ay), (bx, by) = _centre(a), _centre(b)
+    (ax, ay), (bx, by) = box_centre(a), box_centre(b)
     a_in_b = b[0] <= ax <= b[2] and b[1] <= ay <= b[3]
     b_in_a = a[0] <= bx <= a[2] and a[1] <= by <= a[3]
     return a_in_b or b_in_a or is_duplicate(a, b)
@@ -508,7 +509,7 @@ def _join_misread_corners(
 
 def _on_face(point: tuple[float, float], card: CardSighting) -> bool:
     """Whether ``point`` lies on the middle of the line between a whole card's two corners."""
-    (ax, ay), (bx, by) = _centre(card.boxes[0]), _centre(card.boxes[-1])
+    (ax, ay), (bx, by) = box_centre(card.boxes[0]), box_centre(card.boxes[-1])
     dx, dy = bx - ax, by - ay
     length2 = dx * dx + dy * dy
     if length2 <= 0:
@@ -526,7 +527,7 @@ def _drop_faces_of_whole_cards(sightings: list[CardSighting]) -> list[CardSighti
     return [
         s
         for s in sightings
-        if len(s.boxes) != 1 or not any(_on_face(_centre(s.boxes[0]), w) for w in whole)
+        if len(s.boxes) != 1 or not any(_on_face(box_centre(s.boxes[0]), w) for w in whole)
     ]
 
 

@@ -59,7 +59,7 @@ import numpy as np
 
 from vision.classes import JOKERS
 from vision.detector import WEAK_READ_CONF, Detection
-from vision.grouping import Box, BoxLike
+from vision.grouping import Box, BoxLike, box_centre
 
 MATCH_CM = 0.35  # box centres this close on consecutive reads: the same index place
 SIZE_RATIO = 1.3  # … and box sides within this ratio
@@ -130,7 +130,7 @@ def _look_alikes(card: str, other: str) -> bool:
 
 def _place(box: Box) -> tuple[tuple[float, float], tuple[float, float]]:
     """A box's centre and size, what a track is matched by."""
-    return ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2), (box[2] - box[0], box[3] - box[1])
+    return box_centre(box), (box[2] - box[0], box[3] - box[1])
 
 
 def _patch(view: np.ndarray, box: Box) -> np.ndarray | None:

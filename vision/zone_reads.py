@@ -122,7 +122,7 @@ from vision.fan_strips import (
     joker_in_every_read,
     other_joker,
 )
-from vision.grouping import BoxLike, CardSighting, group_cards
+from vision.grouping import BoxLike, CardSighting, box_centre, group_cards
 from vision.index_tracks import IndexTracks
 from vision.table_geometry import Calibration
 from vision.zones import (
@@ -288,9 +288,7 @@ def one_joker_each(cards: Sequence[CardSighting], px_per_cm: float) -> list[Card
                 continue
             if _off_its_card(a, b, px_per_cm) or _off_its_card(b, a, px_per_cm):
                 continue
-            boxes = [*a.boxes, *b.boxes]
-            x0, y0 = min(q[0] for q in boxes), min(q[1] for q in boxes)
-            x1, y1 = max(q[2] for q in boxes), max(q[3] for q in boxes)
+            x0, y0, x1, y1 = _span([*a.boxes, *b.boxes])
             short, long = sorted(((x1 - x0) / px_per_cm, (y1 - y0) / px_per_cm))
             if short <= JOKER_SPAN_CM[0] and long <= JOKER_SPAN_CM[1]:
                 best = max(a.confidence, b.confidence)
@@ -307,9 +305,19 @@ def _off_its_card(card: CardSighting, other: CardSighting, px_per_cm: float) -> 
     if len(card.boxes) < 2:
         return False
     edge = INDEX_EDGE_CM * px_per_cm
-    x0, y0 = min(b[0] for b in card.boxes) - edge, min(b[1] for b in card.boxes) - edge
-    x1, y1 = max(b[2] for b in card.boxes) + edge, max(b[3] for b in card.boxes) + edge
-    return any(not _inside(box, (x0, y0, x1, y1)) for box in other.boxes)
+    x0, y0, x1, y1 = _span(card.boxes)
+    on_card = (x0 - edge, y0 - edge, x1 + edge, y1 + edge)
+    return any(not _inside(box, on_card) for box in other.boxes)
+
+
+def _span(boxes: Sequence[Box]) -> Box:
+    """The smallest upright box holding all of ``boxes``."""
+    return (
+        min(b[0] for b in boxes),
+        min(b[1] for b in boxes),
+        max(b[2] for b in boxes),
+        max(b[3] for b in boxes),
+    )
 
 
 def picture_in_doubt(card: CardSighting) -> bool:
@@ -368,7 +376,7 @@ def _same_box(box: Box, boxes: Sequence[Box]) -> bool:
 
 def _inside(box: Box, outer: Box) -> bool:
     """Whether ``box``'s centre lies in ``outer``."""
-    return _inside_point(((box[0] + box[2]) / 2, (box[1] + box[3]) / 2), outer)
+    return _inside_point(box_centre(box), outer)
 
 
 def _identities(cards: Sequence[CardSighting]) -> list[str]:
@@ -738,7 +746,7 @@ class ZoneReader:
             box = (x * k, y * k, (x + w) * k, (y + h) * k)
             if any(box[0] <= cx <= box[2] and box[1] <= cy <= box[3] for cx, cy in centres):
                 continue
-            if self._holds(name, (box[0] + box[2]) / 2, (box[1] + box[3]) / 2):
+            if self._holds(name, *box_centre(box)):
                 marks = card_corner_marks(labels == label, self.thumb_px_per_cm)
                 scaled = tuple((x0 * k, y0 * k, x1 * k, y1 * k) for x0, y0, x1, y1 in marks)
                 blobs.append(LoneBlob(box, scaled))
@@ -746,8 +754,7 @@ class ZoneReader:
 
     def _in_play(self, name: str, box: Box) -> bool:
         """Whether the centre of ``box`` (zone ``name``'s view px) lies in any seat's play area."""
-        centre = ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
-        return self.zones.seat_of(self._on_table(name, centre)) is not None
+        return self.zones.seat_of(self._on_table(name, box_centre(box))) is not None
 
     def _holds(self, name: str, x: float, y: float) -> bool:
         """Whether the point (x, y) of zone ``name``'s view lies in that zone's play area (the
