@@ -35,7 +35,7 @@ Before a play is accepted it is checked against the game; a contradiction become
 with a third copy, and a trick collected with fewer than four plays — ``incomplete_trick`` — too)
 and the play is still recorded as seen: the referee decides, the engine flags the infraction —
 unless the deck itself singles out the misread: a third copy of which exactly one copy was read
-in doubt, with a runner-up the deck still has room for, takes that runner-up in the record (the
+in doubt with a runner-up the deck still has room for takes that runner-up in the record (the
 play's read stays in doubt; :meth:`GameFeed._runner_ups_the_deck_allows`), and a play holding
 ``m`` cards more than every other play of its trick (two or more, all one count), exactly ``m``
 of them read in doubt, is taken without those (named in a ``count_mismatch`` conflict;
@@ -272,8 +272,10 @@ class GameFeed:
         play of trick ``number`` (at least two of them, all one count), of which exactly ``m``
         were read in doubt, is taken without those ``m`` — a corner of a card already read,
         read weakly as a look-alike (JH's as QH), or a big pip read as an ace, far more often
-        than a player putting down a card too many. What was left out is named in a
-        ``count_mismatch`` conflict, for the referee to put back with a correction."""
+        than a player putting down a card too many. One card too many, read in doubt as a card
+        the play holds twice (validation hand 9026: W's throw of seven read with a second 5C,
+        5C in doubt, maybe JC), loses one copy; the other stays in doubt. What was left out is
+        named in a ``count_mismatch`` conflict, for the referee to put back with a correction."""
         found: list[RecognitionConflictEvent] = []
         for play in plays:
             others = [len(p["cards"]) for p in plays if p is not play]
@@ -282,13 +284,18 @@ class GameFeed:
             count = others[0]
             surplus = len(play["cards"]) - count
             read_doubt = self._read_doubt.get((number, play["seat"]), {})
-            doubtful = [c for c in play["cards"] if c in read_doubt]
-            if surplus <= 0 or len(doubtful) != surplus:
+            copies = [c for c in play["cards"] if c in read_doubt]
+            doubtful = list(dict.fromkeys(copies))
+            # Doubt is read per identity: of two copies, one or both. With one card too many
+            # either is the one to leave out; with more, which ones is not known.
+            if surplus <= 0 or len(doubtful) != surplus or (surplus > 1 and copies != doubtful):
                 continue
             play["cards"] = _without(play["cards"], doubtful)
             added = self._count_doubt.pop((number, play["seat"]), [])
             play["unsure"] = [
-                c for c in play.get("unsure", ()) if c not in added and c not in doubtful
+                c
+                for c in play.get("unsure", ())
+                if c not in added and (c not in doubtful or c in play["cards"])
             ]
             _keep_doubt_of_cards(play)
             named = ", ".join(f"{c} ({read_doubt[c]:.2f})" for c in doubtful)
@@ -310,8 +317,10 @@ class GameFeed:
     ) -> dict[str, tuple[str, str | None, str]]:
         """Prefer the reading the deck allows: of the three copies of each ``extra`` card that
         the record's plays and the ``new`` read (a play about to join trick ``new_at`` for
-        ``new_seat``, or the kitty: no seat) would hold, when exactly one is in doubt (the
-        others read surely) and its runner-up is not yet two copies, that copy is taken as its
+        ``new_seat``, or the kitty: no seat) would hold, when exactly one is in doubt with a
+        runner-up that is not yet two copies (the others read surely, or in doubt with no
+        runner-up the deck allows: validation hand 9027's S BJ+SJ read BJ BJ, the second in
+        doubt, maybe SJ, and N's BJ later read in doubt with none), that copy is taken as its
         runner-up (in the record, or in ``new``). A copy in doubt for another reason too (its
         play's count disagreed with the lead's) leaves the reads as they are: the deck no
         longer singles one out. The read stays unsure, its runner-up now the card first read,
@@ -323,17 +332,23 @@ class GameFeed:
             for p in trick["plays"]
         ]
         holders.append((new_at, new_seat, new))
+        by_count = {
+            f"trick {number} {seat}": cards for (number, seat), cards in self._count_doubt.items()
+        }
         taken: dict[str, tuple[str, str | None, str]] = {}
         for card in extra:
             counts = self._counts() + Counter(new["cards"])
             in_doubt = [
                 h for h in holders if card in h[2]["cards"] and card in h[2].get("unsure", ())
             ]
-            if len(in_doubt) != 1:
+            if any(card in by_count.get(f"{at} {seat}", ()) for at, seat, _ in in_doubt):
                 continue
-            at, seat, holder = in_doubt[0]
-            if counts[holder.get("maybe", {}).get(card, card)] >= COPIES:
-                continue  # no runner-up, or one the deck does not allow either
+            allowed = [  # … those with a runner-up the deck has room for
+                h for h in in_doubt if counts[h[2].get("maybe", {}).get(card, card)] < COPIES
+            ]
+            if len(allowed) != 1:
+                continue
+            at, seat, holder = allowed[0]
             other = holder["maybe"].pop(card)
             holder["cards"][holder["cards"].index(card)] = other
             holder["unsure"] = [other if c == card else c for c in holder["unsure"]]

@@ -66,7 +66,14 @@ found a card surely and nothing there has moved since (the zone's thumbnail unch
 blob), is still that card: a card lying still whose index the localiser boxes in one read of
 three (a validation deck's lone SJ, its small star boxed and read 0.96 every third read, never
 read the same three reads running, so its play was never accepted) keeps its read until a read
-names another card there or the blob changes. A joker under the next card of a fan shows only a
+names another card there or the blob changes. Two jokers lying one over the other, a little
+apart, make one card-sized blob that holds the joker read: the other's marks may never be boxed
+(a validation deck's SJ lying over its BJ, the BJ's ringed mark boxed and read 0.93, the SJ's
+black rings never boxed, so the pair was read as the BJ alone). So the corner marks of a blob
+holding a joker the localiser boxed are read too, and where ``OTHER_JOKER_MARKS`` of them off
+that joker's boxes name the other joker at ``STRIP_JOKER_CONF`` (9028: SJ at 0.98 and 0.83),
+that joker lies there too, in doubt as to which; marks naming the joker already read tell
+nothing (one joker or two). A joker under the next card of a fan shows only a
 strip: on a seat's zone the ends of a fan that no card read explains are read by
 :mod:`vision.fan_strips` (the localiser's unsure index boxes passed along, so an index card read
 unsurely is not taken for a joker); a strip of face that is no joker is a card no read names,
@@ -154,6 +161,7 @@ LONE_RUNNER_UP_JOKER = 0.1
 INDEX_MAX_CM = 3.0  # a corner index's box is about 1.1 × 2.1 cm; a bigger box is no index
 JOKER_SPAN_CM = (7.0, 9.6)  # one card's box, short and long side, with a little slack
 INDEX_EDGE_CM = 0.5  # an index box's outer edges lie within this of its card's edges
+OTHER_JOKER_MARKS = 2  # corner marks naming the other joker, off the joker read (9028: 2 of 4)
 UNSURE_READ = 0.8
 """A card read with a (pooled) confidence under this is in doubt: the pipeline names it in its
 play's ``unsure`` (the referee's cue to look before acting on what it proves; ``replay-eval``
@@ -372,6 +380,11 @@ def _inside_point(point: tuple[float, float], outer: Box) -> bool:
 def _same_box(box: Box, boxes: Sequence[Box]) -> bool:
     """Whether ``box`` is (nearly) one of ``boxes``: the centre of one inside the other."""
     return any(_inside(box, b) and _inside(b, box) for b in boxes)
+
+
+def _overlaps(a: Box, b: Box) -> bool:
+    """Whether boxes ``a`` and ``b`` share any area."""
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
 
 def _inside(box: Box, outer: Box) -> bool:
@@ -607,6 +620,12 @@ class ZoneReader:
         blobs = self._unexplained(paper, explained, name)
         unexplained = [blob.box for blob in blobs]
         unnamed_blobs = blobs
+        with timer("detect"):
+            cards += [
+                joker
+                for joker in self._other_jokers(paper, view, source, cards)
+                if self._holds(name, *joker.centre)
+            ]
         if blobs and self.whole_card_reader is not None:
             looks = [(blob.box, *blob.corner_marks) for blob in blobs]
             with timer("detect"):
@@ -734,6 +753,16 @@ class ZoneReader:
     ) -> list[LoneBlob]:
         """Card-sized blobs of ``paper`` on the zone that hold none of the ``centres`` of the
         cards read (view pixels)."""
+        return [
+            blob
+            for blob in self._card_sized(paper)
+            if not any(_inside_point(centre, blob.box) for centre in centres)
+            and self._holds(name, *box_centre(blob.box))
+        ]
+
+    def _card_sized(self, paper: np.ndarray) -> list[LoneBlob]:
+        """The blobs of ``paper`` the size of one card, with where its corner marks would be
+        (view pixels)."""
         n, labels, stats, _ = cv2.connectedComponentsWithStats(paper)
         k = self.px_per_cm / self.thumb_px_per_cm  # thumbnail px → view px
         cm2 = self.thumb_px_per_cm**2
@@ -744,13 +773,43 @@ class ZoneReader:
             if not 0.5 <= w * h / cm2 / CARD_AREA_CM2 <= 2.2 or area < 0.25 * w * h:
                 continue
             box = (x * k, y * k, (x + w) * k, (y + h) * k)
-            if any(box[0] <= cx <= box[2] and box[1] <= cy <= box[3] for cx, cy in centres):
-                continue
-            if self._holds(name, *box_centre(box)):
-                marks = card_corner_marks(labels == label, self.thumb_px_per_cm)
-                scaled = tuple((x0 * k, y0 * k, x1 * k, y1 * k) for x0, y0, x1, y1 in marks)
-                blobs.append(LoneBlob(box, scaled))
+            marks = card_corner_marks(labels == label, self.thumb_px_per_cm)
+            scaled = tuple((x0 * k, y0 * k, x1 * k, y1 * k) for x0, y0, x1, y1 in marks)
+            blobs.append(LoneBlob(box, scaled))
         return blobs
+
+    def _other_jokers(
+        self,
+        paper: np.ndarray,
+        view: np.ndarray,
+        source: ReadingSource,
+        cards: Sequence[CardSighting],
+    ) -> list[CardSighting]:
+        """The other joker lying on the paper of a joker read, under or over it, that only
+        its corner marks name (see the module docstring)."""
+        if self.whole_card_reader is None or not any(c.identity in JOKERS for c in cards):
+            return []
+        found: list[CardSighting] = []
+        for blob in self._card_sized(paper):
+            on_blob = [c for c in cards if _inside_point(c.centre, blob.box)]
+            if not any(c.identity in JOKERS for c in on_blob) or not blob.corner_marks:
+                continue
+            reads = self.whole_card_reader.read(view, blob.corner_marks, source=source)
+            free = [  # the marks off every card read there: another card's corners
+                (box, read.identity)
+                for box, read in zip(blob.corner_marks, reads, strict=True)
+                if read.identity in JOKERS
+                and read.probability >= STRIP_JOKER_CONF
+                and not any(_overlaps(box, b) for c in on_blob for b in c.boxes)
+            ]
+            read_there = {c.identity for c in on_blob}
+            for joker in JOKERS:
+                boxes = [box for box, read in free if read == joker]
+                if len(boxes) >= OTHER_JOKER_MARKS and joker not in read_there:
+                    found.append(
+                        CardSighting(joker, boxes, STRIP_CONFIDENCE, runner_up=other_joker(joker))
+                    )
+        return found
 
     def _in_play(self, name: str, box: Box) -> bool:
         """Whether the centre of ``box`` (zone ``name``'s view px) lies in any seat's play area."""

@@ -413,6 +413,26 @@ def test_game_feed_a_third_copy_read_in_doubt_itself_takes_its_runner_up() -> No
     assert not [i for i in feed.audit().infractions if i.kind == "duplicate_card"]
 
 
+def test_game_feed_a_third_copy_takes_the_one_runner_up_the_deck_allows_among_copies_in_doubt() -> (
+    None
+):
+    # validation hand 9027: S's BJ SJ read BJ BJ, the second in doubt (maybe SJ); N's BJ,
+    # read later, is in doubt with no runner-up: only S's copy can be the other card
+    feed = GameFeed(declarer="S", trump="H")
+    feed_plays(feed, "S:3C,3C W:4C,4C N:5C,5C E:6C,6C")
+    feed.apply(
+        PlayEvent("S", ("BJ", "BJ"), 10.0, 10.7, unsure=(("BJ", 0.6),), maybe=(("BJ", "SJ"),))
+    )
+    feed_plays(feed, "W:3S,4S N:5S,6S E:7S,8S", t0=12.0)
+    conflicts = feed.apply(PlayEvent("S", ("BJ",), 30.0, 30.7, unsure=(("BJ", 0.53),)))
+    assert [(c.kind, c.seat) for c in conflicts] == [("third_copy", "S")]
+    assert "runner-up SJ" in conflicts[0].detail
+    s_play = feed.record["tricks"][1]["plays"][0]
+    assert s_play["cards"] == ["SJ", "BJ"] and s_play["maybe"] == {"SJ": "BJ"}
+    assert feed.record["tricks"][2]["plays"][0]["cards"] == ["BJ"]
+    assert not [i for i in feed.audit().infractions if i.kind == "duplicate_card"]
+
+
 def test_game_feed_a_third_copy_keeps_its_reads_when_the_deck_does_not_single_one_out() -> None:
     # two copies in doubt, each with a runner-up: either may be the misread one
     def as_in_doubt(t: float) -> PlayEvent:
@@ -737,6 +757,26 @@ def test_game_feed_a_card_too_many_read_in_doubt_is_left_out_once_two_plays_agre
     assert feed.record["tricks"][0]["plays"][1] == {"seat": "W", "cards": ["JH", "JH"], "t": 1.0}
     feed.apply(PlayEvent("E", ("6H", "6H"), 3.0, 3.5))
     assert feed.audit().infractions == []
+
+
+def test_game_feed_a_card_too_many_read_in_doubt_as_a_card_held_twice_loses_one_copy() -> None:
+    # validation hand 9026: W's throw of seven read with a second 5C, 5C in doubt (maybe JC)
+    feed = GameFeed(declarer="S", trump="H")
+    feed.apply(PlayEvent("S", ("8C", "8C", "9C", "9C", "10C", "10C", "KC"), 0.0, 0.5))
+    thrown = ("2C", "4C", "4C", "5C", "5C", "7H", "7C", "JC")
+    feed.apply(PlayEvent("W", thrown, 2.0, 2.5, unsure=(("5C", 0.62),), maybe=(("5C", "JC"),)))
+    (left_out,) = feed.apply(PlayEvent("N", ("2D", "3C", "3C", "4H", "6C", "QC", "KC"), 4.0, 4.5))
+    assert (left_out.kind, left_out.cards) == ("count_mismatch", ("5C",))
+    w_play = feed.record["tricks"][0]["plays"][1]
+    assert w_play["cards"] == ["2C", "4C", "4C", "5C", "7H", "7C", "JC"]
+    assert w_play["unsure"] == ["5C"] and w_play["maybe"] == {"5C": "JC"}  # the copy left
+    # two too many, a card held twice read in doubt: one or both copies, which is not known
+    feed = GameFeed(declarer="S", trump="H")
+    feed.apply(PlayEvent("S", ("8C", "9C", "10C", "KC", "AC"), 0.0, 0.5))
+    thrown = ("2C", "4C", "5C", "5C", "7H", "7C", "JC")
+    feed.apply(PlayEvent("W", thrown, 2.0, 2.5, unsure=(("5C", 0.6), ("7H", 0.6))))
+    feed.apply(PlayEvent("N", ("2D", "3C", "3C", "4H", "6C"), 4.0, 4.5))
+    assert feed.record["tricks"][0]["plays"][1]["cards"] == list(thrown)
 
 
 def test_game_feed_a_lead_with_a_big_pip_read_as_an_ace_in_doubt_loses_it() -> None:

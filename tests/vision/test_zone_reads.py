@@ -520,3 +520,44 @@ def test_a_card_read_in_doubt_beside_a_joker_is_kept_when_it_may_be_an_index() -
     image = fan_of_a_joker(table(), part_on_the_paper=False)
     image[250:254, 120:124] = 255  # a 1 cm index of a card of its own, at (30.5, 63) cm
     assert sorted(seen(zr.read(image, CALIBRATION, 0.5).cards)["S"]) == ["BJ", "JD"]
+
+
+def joker_under_a_joker(index_side_cm: float = 1.0) -> np.ndarray:
+    """A picture card at ``S_PLAY`` whose top-left index (a white square the stand-in localiser
+    boxes) is all the localiser finds on it: validation hand 9028's SJ lying over a BJ, the
+    BJ's ringed mark boxed and read, the SJ's black rings never boxed."""
+    image = picture_card(table(), *S_PLAY)
+    x0, y0 = round((S_PLAY[0] - 3.15 + 0.7) * 4), round((S_PLAY[1] - 4.4 + 1.4) * 4)
+    side = round(index_side_cm * 4)
+    image[y0 - side // 2 : y0 + side - side // 2, x0 - side // 2 : x0 + side - side // 2] = 255
+    return image
+
+
+def test_the_other_joker_on_a_jokers_paper_is_read_by_its_corner_marks() -> None:
+    """Two corner marks off the read joker's index naming the other joker: that joker too, in
+    doubt as to which. Not the joker already read there, not one mark, not beside another card."""
+    marks_say_sj = WholeCardReads(("none", 0.9), ("SJ", 0.9))
+    det, _ = square_detector(native=True, names_by_side={10: "BJ"})
+    zr = ZoneReader(
+        det, ZONES, px_per_cm=VIEW_PX_PER_CM, max_reads=5, whole_card_reader=marks_say_sj
+    )
+    settled(zr)
+    cards = zr.read(joker_under_a_joker(), CALIBRATION, 0.5).cards["S"]
+    (other,) = [c for c in cards if c.identity == "SJ"]
+    assert [c.identity for c in cards if c is not other] == ["BJ"]
+    assert other.confidence == STRIP_CONFIDENCE and other.runner_up == "BJ"
+
+    one_mark = [
+        tuple(("SJ", 0.9) if i == at else ("none", 0.9) for i in range(4)) for at in range(4)
+    ]
+    for index, corners in (
+        ("BJ", (("BJ", 0.9),)),  # the same joker: no telling one card from two
+        *(("BJ", mark) for mark in one_mark),  # one corner, whichever
+        ("BJ", (("SJ", 0.4),)),  # marks read unsurely
+        ("AS", (("SJ", 0.9),)),  # no joker read there
+    ):
+        det, _ = square_detector(native=True, names_by_side={10: index})
+        whole = WholeCardReads(("none", 0.9), *corners)
+        zr = ZoneReader(det, ZONES, px_per_cm=VIEW_PX_PER_CM, max_reads=5, whole_card_reader=whole)
+        settled(zr)
+        assert seen(zr.read(joker_under_a_joker(), CALIBRATION, 0.5).cards) == {"S": [index]}
