@@ -119,6 +119,8 @@ class GameFeed:
         self._count_doubt: dict[tuple[int, str], list[str]] = {}
         # The confidence of each card a play's reading was unsure of, by (trick, seat).
         self._read_doubt: dict[tuple[int, str], dict[str, float]] = {}
+        # Cards left out of a play as read in doubt and one too many, by (trick, seat).
+        self._left_out: dict[tuple[int, str], list[str]] = {}
         self._cleared_t: list[float] = []  # when each closed trick was collected
 
     @property
@@ -274,8 +276,10 @@ class GameFeed:
         read weakly as a look-alike (JH's as QH), or a big pip read as an ace, far more often
         than a player putting down a card too many. One card too many, read in doubt as a card
         the play holds twice (validation hand 9026: W's throw of seven read with a second 5C,
-        5C in doubt, maybe JC), loses one copy; the other stays in doubt. What was left out is
-        named in a ``count_mismatch`` conflict, for the referee to put back with a correction."""
+        5C in doubt, maybe JC), loses one copy; the other stays in doubt, and a takeback of
+        that card is the misread copy going, not the other (9029: S's BJ read BJ BJ, the
+        phantom's going seen as a takeback). What was left out is named in a
+        ``count_mismatch`` conflict, for the referee to put back with a correction."""
         found: list[RecognitionConflictEvent] = []
         for play in plays:
             others = [len(p["cards"]) for p in plays if p is not play]
@@ -291,6 +295,7 @@ class GameFeed:
             if surplus <= 0 or len(doubtful) != surplus or (surplus > 1 and copies != doubtful):
                 continue
             play["cards"] = _without(play["cards"], doubtful)
+            self._left_out.setdefault((number, play["seat"]), []).extend(doubtful)
             added = self._count_doubt.pop((number, play["seat"]), [])
             play["unsure"] = [
                 c
@@ -431,7 +436,12 @@ class GameFeed:
                     unsure.append(card)  # read in doubt when played: the takeback is too
                     if card in play_maybe:
                         maybe[card] = play_maybe[card]
-            play["cards"] = _without(play["cards"], ev.cards)
+            # A card left out as a misread that vanishes was that misread, not a second copy.
+            left_out = self._left_out.get((number, ev.seat), [])
+            kept = _without(left_out, ev.cards)
+            gone = _without(list(ev.cards), left_out)
+            self._left_out[(number, ev.seat)] = kept
+            play["cards"] = _without(play["cards"], gone)
             play["unsure"] = [c for c in play.get("unsure", ()) if c not in by_count]
             _keep_doubt_of_cards(play)
             if not play["cards"]:

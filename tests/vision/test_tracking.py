@@ -770,6 +770,17 @@ def test_game_feed_a_card_too_many_read_in_doubt_as_a_card_held_twice_loses_one_
     w_play = feed.record["tricks"][0]["plays"][1]
     assert w_play["cards"] == ["2C", "4C", "4C", "5C", "7H", "7C", "JC"]
     assert w_play["unsure"] == ["5C"] and w_play["maybe"] == {"5C": "JC"}  # the copy left
+    # the misread going from the table (a takeback of 5C) is the copy left out, not the other
+    feed.apply(TakebackEvent("W", ("5C",), 5.0, "f50", (("5C", 0.0),)))
+    assert feed.record["tricks"][0]["plays"][1]["cards"] == [
+        "2C",
+        "4C",
+        "4C",
+        "5C",
+        "7H",
+        "7C",
+        "JC",
+    ]
     # two too many, a card held twice read in doubt: one or both copies, which is not known
     feed = GameFeed(declarer="S", trump="H")
     feed.apply(PlayEvent("S", ("8C", "9C", "10C", "KC", "AC"), 0.0, 0.5))
