@@ -210,7 +210,8 @@ def card_corner_marks(blob: np.ndarray, px_per_cm: float) -> tuple[Box, ...]:
     """The upright boxes (view px) of where a lone card covering the ``blob`` (a mask at the
     view's scale) prints its corner marks: near each of its four corners, an index-sized box
     ``INDEX_INSET_CM`` in from its side and ``CORNER_MARK_INSET_CM`` from its end (a card on
-    the table may lie either way up, and a player may have turned it)."""
+    the table may lie either way up, and a player may have turned it): first the two along
+    one of its long sides, then the two along the other."""
     if np.count_nonzero(blob) < 3:
         return ()
     centre, first, second, w, h = _rotated_rect(blob, px_per_cm)
@@ -234,6 +235,15 @@ def card_corner_marks(blob: np.ndarray, px_per_cm: float) -> tuple[Box, ...]:
         for side in (-1, 1)
         for end in (-1, 1)
     )
+
+
+def blob_sides(blob: np.ndarray, px_per_cm: float) -> tuple[float, float]:
+    """The short and the long side (cm) of the least rotated rectangle around ``blob`` (a mask
+    at the view's scale)."""
+    if np.count_nonzero(blob) < 3:
+        return 0.0, 0.0
+    *_, w, h = _rotated_rect(blob, px_per_cm)
+    return min(w, h), max(w, h)
 
 
 def unexplained_strips(

@@ -56,10 +56,15 @@ doubt (:func:`vision.fan_strips.joker_in_every_read`: the validation deck's lone
 whole and at every corner, SJ second each time at 0.01–0.49 — a mean of 0.18–0.20 — was never
 a play; without the floor, a card lying unread as its index went unboxed, every read ``none``
 and a joker second at 0.00–0.03 as often as not, was taken for a joker: the rendering deck's
-end-to-end clip read 4 plays of 12). Any other read is dropped: it is a card the
-localiser missed, better unseen than guessed, yet a card lies there, and while no read on the
-zone names one the zone is *glimpsed* (:attr:`ZoneReads.glimpsed`: a seat's play there was
-seen, unread, so what its absence would prove is asked about); a joker read whole and a part of
+end-to-end clip read 4 plays of 12). A blob so read as a joker that is a fan step
+(``FAN_STEP_CM``) or more wider than one card, and no longer than one, is a fan of two: where
+the corner marks along each of its long sides name a joker, each side's card is that joker, in
+doubt as to which (validation hand 9031: S's two big jokers fanned 1.2 cm apart, neither's mark
+boxed, read as one; each end's mark read BJ at 0.77–0.80). Any other read of a lone blob is
+dropped: it is a card the localiser missed, better unseen than guessed, yet a card lies
+there, and while no read on the zone names one the zone is *glimpsed*
+(:attr:`ZoneReads.glimpsed`: a seat's play there was seen, unread, so what its absence would
+prove is asked about); a joker read whole and a part of
 it the localiser boxed (a line-art joker's edge may lie off the paper's blob) are one joker
 (:func:`one_joker_each`). A lone blob a read names nothing on, where the zone's last read
 found a card surely and nothing there has moved since (the zone's thumbnail unchanged over the
@@ -124,12 +129,13 @@ from vision.fan_strips import (
     STRIP_JOKER_CONF,
     StripReader,
     StripReads,
+    blob_sides,
     card_corner_marks,
     hidden_jokers,
     joker_in_every_read,
     other_joker,
 )
-from vision.grouping import BoxLike, CardSighting, box_centre, group_cards
+from vision.grouping import FAN_STEP_CM, BoxLike, CardSighting, box_centre, group_cards
 from vision.index_tracks import IndexTracks
 from vision.table_geometry import Calibration
 from vision.zones import (
@@ -213,6 +219,8 @@ class LoneBlob(NamedTuple):
     box: Box
     corner_marks: tuple[Box, ...]
     """Where its card would print its corner marks (:func:`vision.fan_strips.card_corner_marks`)."""
+    sides_cm: tuple[float, float] = (0.0, 0.0)
+    """Its least rotated rectangle's short and long side (:func:`vision.fan_strips.blob_sides`)."""
 
 
 @dataclass(frozen=True)
@@ -380,6 +388,12 @@ def _inside_point(point: tuple[float, float], outer: Box) -> bool:
 def _same_box(box: Box, boxes: Sequence[Box]) -> bool:
     """Whether ``box`` is (nearly) one of ``boxes``: the centre of one inside the other."""
     return any(_inside(box, b) and _inside(b, box) for b in boxes)
+
+
+def _joker_named(reads: Sequence[Read]) -> str | None:
+    """The joker the surest of ``reads`` naming one names at ``STRIP_JOKER_CONF``, if any."""
+    named = [r for r in reads if r.identity in JOKERS and r.probability >= STRIP_JOKER_CONF]
+    return max(named, key=lambda r: r.probability).identity if named else None
 
 
 def _overlaps(a: Box, b: Box) -> bool:
@@ -635,11 +649,11 @@ class ZoneReader:
                     )
                 )
             read_whole = [
-                (blob, self._lone_joker(blob, list(itertools.islice(reads, len(boxes))), unread))
+                (blob, self._lone_jokers(blob, list(itertools.islice(reads, len(boxes))), unread))
                 for blob, boxes in zip(blobs, looks, strict=True)
             ]
-            whole = [joker for _, joker in read_whole if joker]
-            unnamed_blobs = [blob for blob, joker in read_whole if joker is None]
+            whole = [joker for _, jokers in read_whole for joker in jokers]
+            unnamed_blobs = [blob for blob, jokers in read_whole if not jokers]
             # A joker the localiser boxed only in part, its part off the paper's blob (a
             # line-art joker's edge is no brighter than the cloth), is that same joker.
             cards = one_joker_each([*cards, *whole], self.px_per_cm)
@@ -711,6 +725,30 @@ class ZoneReader:
             or any(_inside_point(card.centre, j.boxes[0]) for j in jokers if j.boxes)
         ]
 
+    def _lone_jokers(
+        self, blob: LoneBlob, reads: list[Read], unread: Sequence[Box]
+    ) -> list[CardSighting]:
+        """The joker a lone blob is (:meth:`_lone_joker`), or the two jokers it is when it is
+        a fan of two (see the module docstring)."""
+        joker = self._lone_joker(blob, reads, unread)
+        if joker is None:
+            return []
+        short, long = blob.sides_cm
+        _, *marks = reads
+        # A fan step wider than one card, less than two cards wide, one card long.
+        fanned = CARD_W_CM + FAN_STEP_CM <= short < 2 * CARD_W_CM and long < CARD_H_CM + FAN_STEP_CM
+        if not fanned or len(marks) != 4:
+            return [joker]
+        ends = [(_joker_named(marks[:2]), blob.corner_marks[:2])]
+        ends.append((_joker_named(marks[2:]), blob.corner_marks[2:]))
+        if any(named is None for named, _ in ends):
+            return [joker]
+        return [
+            CardSighting(named, list(boxes), STRIP_CONFIDENCE, runner_up=other_joker(named))
+            for named, boxes in ends
+            if named is not None
+        ]
+
     def _lone_joker(
         self, blob: LoneBlob, reads: list[Read], unread: Sequence[Box]
     ) -> CardSighting | None:
@@ -773,9 +811,10 @@ class ZoneReader:
             if not 0.5 <= w * h / cm2 / CARD_AREA_CM2 <= 2.2 or area < 0.25 * w * h:
                 continue
             box = (x * k, y * k, (x + w) * k, (y + h) * k)
-            marks = card_corner_marks(labels == label, self.thumb_px_per_cm)
+            mask = labels == label
+            marks = card_corner_marks(mask, self.thumb_px_per_cm)
             scaled = tuple((x0 * k, y0 * k, x1 * k, y1 * k) for x0, y0, x1, y1 in marks)
-            blobs.append(LoneBlob(box, scaled))
+            blobs.append(LoneBlob(box, scaled, blob_sides(mask, self.thumb_px_per_cm)))
         return blobs
 
     def _other_jokers(

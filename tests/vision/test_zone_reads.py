@@ -561,3 +561,26 @@ def test_the_other_joker_on_a_jokers_paper_is_read_by_its_corner_marks() -> None
         zr = ZoneReader(det, ZONES, px_per_cm=VIEW_PX_PER_CM, max_reads=5, whole_card_reader=whole)
         settled(zr)
         assert seen(zr.read(joker_under_a_joker(), CALIBRATION, 0.5).cards) == {"S": [index]}
+
+
+def test_a_lone_joker_blob_a_fan_step_wider_than_a_card_is_two_jokers_when_both_ends_say_so() -> (
+    None
+):
+    """Validation hand 9031: S's two big jokers fanned 1.2 cm apart, neither's mark boxed,
+    read as one joker by its corner marks; each end of the fan shows one card's mark."""
+    fan = picture_card(picture_card(table(), *S_PLAY), S_PLAY[0] + 1.5, S_PLAY[1])
+    both_ends = WholeCardReads(("none", 0.6), ("BJ", 0.8))
+    zr, _ = reader(whole=both_ends)
+    settled(zr)
+    jokers = zr.read(fan, CALIBRATION, 0.5).cards["S"]
+    assert [(j.identity, j.runner_up, j.confidence) for j in jokers] == [
+        ("BJ", "SJ", STRIP_CONFIDENCE)
+    ] * 2
+    mixed = WholeCardReads(("none", 0.6), ("BJ", 0.8), ("BJ", 0.8), ("SJ", 0.7), ("SJ", 0.7))
+    zr, _ = reader(whole=mixed)
+    settled(zr)
+    assert seen(zr.read(fan, CALIBRATION, 0.5).cards) == {"S": ["BJ", "SJ"]}
+    one_card = WholeCardReads(("none", 0.6), ("BJ", 0.8))  # its two indices, diagonal corners
+    zr, _ = reader(whole=one_card)
+    settled(zr)
+    assert seen(zr.read(picture_card(table(), *S_PLAY), CALIBRATION, 0.5).cards) == {"S": ["BJ"]}
