@@ -626,15 +626,19 @@ def _mark_unsure(play: dict[str, Any], cards: Iterable[str]) -> None:
 def _doubt_a_lead_half_the_trick_contradicts(plays: list[dict[str, Any]]) -> None:
     """A whole trick in which the lead's count is held by no more than half its plays (two
     seats read one card, two read two) was misread on one side or the other, and which cannot
-    be told: the lead's cards are marked unsure too, so neither side's count proves anything
-    (a pair stacked square is read as one card on a lead as often as on a follow). A lead that
-    three plays agree with stays sure: the odd follower is the one in doubt."""
+    be told: the lead's cards are marked unsure too, and those of the follower that agrees with
+    it, so neither side's count proves anything, nor the hand's count at its end (a pair
+    stacked square is read as one card on a lead as often as on a follow; validation hand 9031
+    with atlasnye's own pair: W's and S's joker pairs each read as one, S's hand count then
+    asserted). A lead that three plays agree with stays sure: the odd follower is the one in
+    doubt."""
     if len(plays) != 4:
         return
     lead = plays[0]
-    holding = sum(len(p["cards"]) == len(lead["cards"]) for p in plays)
-    if holding <= 2:
-        _mark_unsure(lead, lead["cards"])
+    holding = [p for p in plays if len(p["cards"]) == len(lead["cards"])]
+    if len(holding) <= 2:
+        for play in holding:
+            _mark_unsure(play, play["cards"])
 
 
 def _doubt_a_lead_the_followers_contradict(plays: list[dict[str, Any]]) -> bool:

@@ -724,7 +724,7 @@ def test_game_feed_a_lead_only_half_the_trick_agrees_with_in_count_is_read_in_do
     assert "unsure" not in feed.record["tricks"][0]["plays"][0]  # the trick is not whole yet
     feed.apply(PlayEvent("S", ("6S", "7S"), 6.0, 6.5))
     plays = feed.record["tricks"][0]["plays"]
-    assert [p.get("unsure") for p in plays] == [["SJ"], ["3S"], None, ["6S", "7S"]]
+    assert [p.get("unsure") for p in plays] == [["SJ"], ["3S"], ["4S"], ["6S", "7S"]]
     assert feed.audit().infractions and all(i.to_check for i in feed.audit().infractions)
 
 
