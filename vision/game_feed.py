@@ -337,8 +337,8 @@ class GameFeed:
             for p in trick["plays"]
         ]
         holders.append((new_at, new_seat, new))
-        by_count = {
-            f"trick {number} {seat}": cards for (number, seat), cards in self._count_doubt.items()
+        by_count: dict[tuple[str, str | None], list[str]] = {
+            (f"trick {number}", seat): cards for (number, seat), cards in self._count_doubt.items()
         }
         taken: dict[str, tuple[str, str | None, str]] = {}
         for card in extra:
@@ -346,7 +346,7 @@ class GameFeed:
             in_doubt = [
                 h for h in holders if card in h[2]["cards"] and card in h[2].get("unsure", ())
             ]
-            if any(card in by_count.get(f"{at} {seat}", ()) for at, seat, _ in in_doubt):
+            if any(card in by_count.get((at, seat), ()) for at, seat, _ in in_doubt):
                 continue
             allowed = [  # … those with a runner-up the deck has room for
                 h for h in in_doubt if counts[h[2].get("maybe", {}).get(card, card)] < COPIES

@@ -135,7 +135,7 @@ from vision.fan_strips import (
     joker_in_every_read,
     other_joker,
 )
-from vision.grouping import FAN_STEP_CM, BoxLike, CardSighting, box_centre, group_cards
+from vision.grouping import FAN_STEP_CM, BoxLike, CardSighting, box_centre, group_cards, iou
 from vision.index_tracks import IndexTracks
 from vision.table_geometry import Calibration
 from vision.zones import (
@@ -396,11 +396,6 @@ def _joker_named(reads: Sequence[Read]) -> str | None:
     return max(named, key=lambda r: r.probability).identity if named else None
 
 
-def _overlaps(a: Box, b: Box) -> bool:
-    """Whether boxes ``a`` and ``b`` share any area."""
-    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
-
-
 def _inside(box: Box, outer: Box) -> bool:
     """Whether ``box``'s centre lies in ``outer``."""
     return _inside_point(box_centre(box), outer)
@@ -631,13 +626,14 @@ class ZoneReader:
         paper = self._paper(thumb.grey, empty.grey)
         in_doubt = [card for card in cards if picture_in_doubt(card)]
         explained = [c.centre for c in seen if not any(c is d for d in in_doubt)]
-        blobs = self._unexplained(paper, explained, name)
+        card_sized = self._card_sized(paper)
+        blobs = self._unexplained(card_sized, explained, name)
         unexplained = [blob.box for blob in blobs]
         unnamed_blobs = blobs
         with timer("detect"):
             cards += [
                 joker
-                for joker in self._other_jokers(paper, view, source, cards)
+                for joker in self._other_jokers(card_sized, view, source, cards)
                 if self._holds(name, *joker.centre)
             ]
         if blobs and self.whole_card_reader is not None:
@@ -739,14 +735,12 @@ class ZoneReader:
         fanned = CARD_W_CM + FAN_STEP_CM <= short < 2 * CARD_W_CM and long < CARD_H_CM + FAN_STEP_CM
         if not fanned or len(marks) != 4:
             return [joker]
-        ends = [(_joker_named(marks[:2]), blob.corner_marks[:2])]
-        ends.append((_joker_named(marks[2:]), blob.corner_marks[2:]))
-        if any(named is None for named, _ in ends):
+        left, right = _joker_named(marks[:2]), _joker_named(marks[2:])
+        if left is None or right is None:
             return [joker]
         return [
             CardSighting(named, list(boxes), STRIP_CONFIDENCE, runner_up=other_joker(named))
-            for named, boxes in ends
-            if named is not None
+            for named, boxes in ((left, blob.corner_marks[:2]), (right, blob.corner_marks[2:]))
         ]
 
     def _lone_joker(
@@ -787,13 +781,13 @@ class ZoneReader:
         return paper
 
     def _unexplained(
-        self, paper: np.ndarray, centres: Sequence[tuple[float, float]], name: str
+        self, card_sized: Sequence[LoneBlob], centres: Sequence[tuple[float, float]], name: str
     ) -> list[LoneBlob]:
-        """Card-sized blobs of ``paper`` on the zone that hold none of the ``centres`` of the
-        cards read (view pixels)."""
+        """The ``card_sized`` blobs (:meth:`_card_sized`) on the zone that hold none of the
+        ``centres`` of the cards read (view pixels)."""
         return [
             blob
-            for blob in self._card_sized(paper)
+            for blob in card_sized
             if not any(_inside_point(centre, blob.box) for centre in centres)
             and self._holds(name, *box_centre(blob.box))
         ]
@@ -819,17 +813,17 @@ class ZoneReader:
 
     def _other_jokers(
         self,
-        paper: np.ndarray,
+        card_sized: Sequence[LoneBlob],
         view: np.ndarray,
         source: ReadingSource,
         cards: Sequence[CardSighting],
     ) -> list[CardSighting]:
-        """The other joker lying on the paper of a joker read, under or over it, that only
-        its corner marks name (see the module docstring)."""
+        """The other joker lying on the paper of a joker read (one of the ``card_sized``
+        blobs), under or over it, that only its corner marks name (see the module docstring)."""
         if self.whole_card_reader is None or not any(c.identity in JOKERS for c in cards):
             return []
         found: list[CardSighting] = []
-        for blob in self._card_sized(paper):
+        for blob in card_sized:
             on_blob = [c for c in cards if _inside_point(c.centre, blob.box)]
             if not any(c.identity in JOKERS for c in on_blob) or not blob.corner_marks:
                 continue
@@ -839,7 +833,7 @@ class ZoneReader:
                 for box, read in zip(blob.corner_marks, reads, strict=True)
                 if read.identity in JOKERS
                 and read.probability >= STRIP_JOKER_CONF
-                and not any(_overlaps(box, b) for c in on_blob for b in c.boxes)
+                and not any(iou(box, b) > 0 for c in on_blob for b in c.boxes)
             ]
             read_there = {c.identity for c in on_blob}
             for joker in JOKERS:
