@@ -24,7 +24,13 @@ such strips, by geometry and the paper's brightness, and asking the classifier w
   index: nearer, it is that card's own face as likely as a card missed (a wider fan step);
 * a missed strip is a joker only when the classifier reads it as one. One holding a box the
   localiser was sure of (an index read unsurely: ``CardDetector.detect(unread=...)``) is an
-  index card and is left unread rather than guessed; one mostly colour (``MOSTLY_MARKED``: no
+  index card and is not asked again: it is the card that index's weak reads name, in doubt
+  (``weak_reads``: the index's track, :meth:`vision.index_tracks.IndexTracks.reading`), where
+  they name one — the strip proves a card lies there, the index says which, unsurely (an unseen
+  4-colour deck's fanned pair of 3S, the under card's index read 3S at 0.33–0.47, runner-up
+  3D or 9S: a weak read alone is no card where the same card is read surely, which may be its
+  other corner, and the pair was read as one 3S, validation hand 9036) —, else it is left
+  unread rather than guessed; one mostly colour (``MOSTLY_MARKED``: no
   face's paper — a back, a sleeve) is no card at all, and one mostly grey ink is read but is a
   card only when its reads find a joker (a validation deck's SJ is drawn in grey: its strip
   beside a 6C, 63 % ink, was taken for a back and the play read a card short; a back printed
@@ -69,7 +75,7 @@ import numpy as np
 from vision.classes import JOKERS
 from vision.classifier import Read
 from vision.crops import NONE_CLASS
-from vision.grouping import Box, CardSighting
+from vision.grouping import Box, CardSighting, UnsureCorner
 from vision.zones import CARD_H_CM, CARD_W_CM
 
 FAN_HEIGHT_CM = (7.3, 10.8)  # a fan's side across its axis: one card's height, tilted a little
@@ -134,12 +140,15 @@ view shows."""
 
 
 class StripReads(NamedTuple):
-    """What the strips of the fans on a zone show: jokers, and how many cards no one can name."""
+    """What the strips of the fans on a zone show: jokers, index cards read weakly, and how
+    many cards no one can name."""
 
     jokers: list[CardSighting]
     unnamed: int
     """Strips of card face that show no joker (read as none, or an index the classifier could
     not read): a card lies there that no read names, so the fan's play may be short."""
+    indices: tuple[CardSighting, ...] = ()
+    """The cards of strips holding an index read weakly, as those reads name them, in doubt."""
 
 
 def hidden_jokers(
@@ -150,25 +159,27 @@ def hidden_jokers(
     fan_right: tuple[float, float],
     px_per_cm: float,
     read_strips: StripReader | None = None,
+    weak_reads: Sequence[UnsureCorner] = (),
 ) -> StripReads:
-    """The jokers fans in ``view_bgr`` show only by a strip (see the module docstring), and the
-    number of strips of other cards no read names.
+    """The jokers fans in ``view_bgr`` show only by a strip (see the module docstring), the
+    index cards they show by an index read weakly, and the number of strips of other cards no
+    read names.
 
     ``paper`` marks card paper on the view (any scale; resized to the view), ``cards`` are the
     cards read there and ``unread_indices`` the boxes the localiser was sure held an index that
-    was not read surely (view pixels), ``fan_right`` the player's right in view axes;
-    ``read_strips`` reads the strips (without it no strip is a joker)."""
+    was not read surely (view pixels), ``weak_reads`` how some of those boxes read all the same,
+    ``fan_right`` the player's right in view axes; ``read_strips`` reads the
+    strips (without it no strip is a joker)."""
     strips = unexplained_strips(paper, view_bgr, cards, fan_right, px_per_cm)
     faces = sum(strip.face for strip in strips)
-    asked = [
-        s
-        for s in strips
-        if (s.face or s.drawn_in_ink) and read_strips and not s.holds_any(unread_indices)
-    ]
+    readable = [s for s in strips if s.face or s.drawn_in_ink]
+    held = [(s, _read_weakly(s, weak_reads)) for s in readable if s.holds_any(unread_indices)]
+    indices = [card for _, card in held if card]
+    named_faces = sum(strip.face for strip, card in held if card)
+    asked = [s for s in readable if read_strips and not any(s is h for h, _ in held)]
     looks = [(strip.box, *strip.corners) for strip in asked]
     reads = iter(read_strips([box for boxes in looks for box in boxes]) if read_strips else [])
     jokers = []
-    named_faces = 0
     for strip, boxes in zip(asked, looks, strict=True):
         said = list(itertools.islice(reads, len(boxes)))  # whole, then its corners
         identity, probability, *_ = max(said, key=lambda r: (r.identity in JOKERS, r.probability))
@@ -181,7 +192,18 @@ def hidden_jokers(
         else:
             continue
         named_faces += strip.face
-    return StripReads(jokers, faces - named_faces)
+    return StripReads(jokers, faces - named_faces, tuple(indices))
+
+
+def _read_weakly(strip: Strip, weak_reads: Sequence[UnsureCorner]) -> CardSighting | None:
+    """The card the surest of ``weak_reads`` lying on ``strip`` names, in doubt; none if none
+    lies there."""
+    on_strip = [read for read in weak_reads if strip.holds_any([read.box])]
+    if not on_strip:
+        return None
+    surest = max(on_strip, key=lambda read: read.confidence)
+    confidence = min(surest.confidence, STRIP_CONFIDENCE)
+    return CardSighting(surest.identity, [surest.box], confidence, runner_up=surest.runner_up)
 
 
 def joker_in_every_read(reads: Sequence[Read]) -> tuple[str, float] | None:

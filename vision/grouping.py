@@ -30,6 +30,16 @@ corners; the card under it, one). Two ranks each read at ``SURE_APART`` or more 
 a fan's under card shows its top corner one card's diagonal from the top card's bottom one
 (a KD over a 5D, read KD 0.99 and 5D 1.00, was taken for one 5D).
 
+A corner the localiser was sure of but the classifier read unsurely (``unsure_corners``: its
+reads under the bar, with a runner-up) may be the other corner of a card read at one corner
+when it names that card first or second: it is paired like a corner of that identity, best
+fitting distance first, but is never a card of its own. In a fan the top card's other corner
+lies nearer a card's diagonal from its read corner than the card under it does (its index lies
+a fan step farther off), so an unsure top-card corner keeps the two copies apart: a fanned pair
+of 4S whose top card's near corner was read KS or 4S at 0.2–0.3 had its far corner and the
+under card's index, 9.2 cm apart, joined as one card's two corners (validation hands 9028,
+9036).
+
 Inside a card seen whole (both corners found) nothing but that card's own face shows: a lone
 box whose centre lies on it (near the line between its two corners, the nearer the closer to a
 corner: the card is a rectangle with that line for its diagonal) is a misread of its pips or
@@ -86,6 +96,13 @@ class BoxLike(Protocol):
 
     @property
     def confidence(self) -> float: ...
+
+
+class UnsureCorner(BoxLike, Protocol):
+    """A corner the localiser was sure of, read unsurely: its read and runner-up."""
+
+    @property
+    def runner_up(self) -> str: ...
 
 
 @dataclass(frozen=True)
@@ -335,14 +352,20 @@ def _group_one(
     best_ratio: float,
     max_copies: int,
     px_per_cm: float | None,
+    partners: Sequence[Box] = (),
 ) -> tuple[list[_Card], bool]:
+    """The cards ``boxes`` of one identity are, and whether there seemed more than can exist;
+    ``partners`` (unsure corners naming the identity) pair up like its boxes but never stand
+    as a card of their own."""
     kept = _without_duplicates(boxes, px_per_cm)
+    # Both kinds of corner in one list: kept[i] for i < len(kept), then the partners.
+    corners = [*kept, *((box, 0.0) for box in partners)]
     # Pair up greedily, best-fitting distance first.
     pairs: list[tuple[float, int, int]] = []
     for i in range(len(kept)):
-        for j in range(i + 1, len(kept)):
+        for j in range(i + 1, len(corners)):
             cost = corner_fit(
-                kept[i][0], kept[j][0], min_ratio, max_ratio, best_ratio, px_per_cm=px_per_cm
+                corners[i][0], corners[j][0], min_ratio, max_ratio, best_ratio, px_per_cm=px_per_cm
             )
             if cost is not None:
                 pairs.append((cost, i, j))
@@ -352,7 +375,7 @@ def _group_one(
     for _, i, j in pairs:
         if i not in used and j not in used:
             used.update((i, j))
-            cards.append(_Card([kept[i], kept[j]]))
+            cards.append(_Card([corners[i], corners[j]]))
     cards = _one_card_of_four_corners(cards)
     cards.extend(_Card([kept[i]]) for i in range(len(kept)) if i not in used)
     ambiguous = len(cards) > max_copies
@@ -377,6 +400,7 @@ def group_cards(
     max_copies: int = MAX_COPIES,
     pooled: Mapping[Box, Mapping[str, float]] | None = None,
     px_per_cm: float | None = None,
+    unsure_corners: Iterable[UnsureCorner] = (),
 ) -> list[CardSighting]:
     """Group corner-index detections into physical cards.
 
@@ -384,8 +408,10 @@ def group_cards(
     ``pooled`` (box → summed confidence per identity over the reads of that index, from
     :mod:`vision.index_tracks`) settles two corners of one card read differently by all their
     reads; without it the surer read of this one stands. ``px_per_cm``, when the image's scale
-    is known, judges two corners' distance in cm (:func:`corner_fit`).
+    is known, judges two corners' distance in cm (:func:`corner_fit`). ``unsure_corners`` may
+    each be the other corner of a card it names first or second (see the module docstring).
     """
+    unsure = list(unsure_corners)
     by_identity: dict[str, list[tuple[Box, float]]] = {}
     seconds: dict[Box, tuple[float, str]] = {}  # box → (confidence, identity) of its runner-up
     for d in _one_read_per_corner(detections):
@@ -398,8 +424,14 @@ def group_cards(
     for identity, boxes in by_identity.items():
         if identity in JOKERS:  # a picture joker may be boxed whole and by parts
             boxes = _join_parts(boxes)
+        partners = [
+            u.box
+            for u in unsure
+            if identity in (u.identity, u.runner_up)
+            and not any(_read_twice(u.box, b, px_per_cm) for b, _ in boxes)
+        ]
         cards, ambiguous = _group_one(
-            boxes, min_ratio, max_ratio, best_ratio, max_copies, px_per_cm
+            boxes, min_ratio, max_ratio, best_ratio, max_copies, px_per_cm, partners
         )
         for card in cards:
             members = sorted(card.members, key=lambda bc: (bc[0][0], bc[0][1]))

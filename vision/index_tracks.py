@@ -89,11 +89,16 @@ class _Track:
             total = self.seconds.get(second, 0.0)
             self.seconds[second] = total + float(getattr(d, "runner_up_confidence", 0.0))
         self.reads += 1
-        identity, confidence = self.best()
+        _, confidence = self.best()
         if not self.sure and (self.reads < WEAK_TRACK_READS or confidence < weak_bar):
             return None
+        return self.read(d.box)
+
+    def read(self, box: Box) -> Detection:
+        """The track's reading at ``box``: its best identity, mean confidence and runner-up."""
+        identity, confidence = self.best()
         runner_up, runner_up_confidence = self.runner_up(identity)
-        return Detection(identity, d.box, confidence, confidence, runner_up, runner_up_confidence)
+        return Detection(identity, box, confidence, confidence, runner_up, runner_up_confidence)
 
     def best(self) -> tuple[str, float]:
         identity, total = max(self.votes.items(), key=lambda kv: (kv[1], kv[0]))
@@ -231,6 +236,15 @@ class IndexTracks:
             and not {d.identity, d.runner_up} & sure_reads
         ]
         return pooled_detections, votes
+
+    def reading(self, box: Box) -> Detection | None:
+        """How the track a box of the last :meth:`pool` voted on reads it, however few its
+        reads (a weak read's index, for a fan's strip that proves a card lies there)."""
+        centre = box_centre(box)
+        for track in self._tracks:
+            if track.centre == centre and track.votes:
+                return track.read(box)
+        return None
 
     def _match(
         self,

@@ -135,7 +135,15 @@ from vision.fan_strips import (
     joker_in_every_read,
     other_joker,
 )
-from vision.grouping import FAN_STEP_CM, BoxLike, CardSighting, box_centre, group_cards, iou
+from vision.grouping import (
+    FAN_STEP_CM,
+    BoxLike,
+    CardSighting,
+    UnsureCorner,
+    box_centre,
+    group_cards,
+    iou,
+)
 from vision.index_tracks import IndexTracks
 from vision.table_geometry import Calibration
 from vision.zones import (
@@ -358,18 +366,24 @@ def read_fan(
     fan_right: tuple[float, float],
     px_per_cm: float,
     read_strips: StripReader | None = None,
+    weak_reads: Sequence[UnsureCorner] = (),
 ) -> tuple[list[CardSighting], StripReads]:
     """A seat zone's ``cards`` and what its fans' strips show
-    (:func:`vision.fan_strips.hidden_jokers`). A court card read in doubt may be a part of a
+    (:func:`vision.fan_strips.hidden_jokers`; ``weak_reads``: how the ``unread`` indices read
+    all the same). A court card read in doubt may be a part of a
     joker's picture (the strips of two BJs under a 2D, one read JD 0.6): when the fan without
     it names every strip it shows, and as more jokers than with it, that reading is taken —
     its jokers are strip reads, in doubt, so what they prove is asked about. ``read_strips``
     reads the strips (the classifier on the frame)."""
-    strips = hidden_jokers(paper, view, cards, unread, fan_right, px_per_cm, read_strips)
+    strips = hidden_jokers(
+        paper, view, cards, unread, fan_right, px_per_cm, read_strips, weak_reads
+    )
     pictures = [card for card in cards if picture_in_doubt(card)]
     if strips.unnamed and pictures:
         rest = [card for card in cards if not any(card is p for p in pictures)]
-        alt = hidden_jokers(paper, view, rest, unread, fan_right, px_per_cm, read_strips)
+        alt = hidden_jokers(
+            paper, view, rest, unread, fan_right, px_per_cm, read_strips, weak_reads
+        )
         if not alt.unnamed and len(alt.jokers) > len(strips.jokers):
             return rest, alt
     return cards, strips
@@ -611,11 +625,21 @@ class ZoneReader:
         with timer("zones"):
             weakly_read = {w.box for w in weak}
             read_as_nothing = [box for box in unread if box not in weakly_read]
-            detections, pooled = self._tracks[name].pool(
+            tracks = self._tracks[name]
+            detections, pooled = tracks.pool(
                 view, detections, weak, read_as_nothing, in_play=partial(self._in_play, name)
             )
+            read_as_cards = {d.box for d in detections}
+            # Indices read weakly that are no card yet, each as its track reads it.
+            unsure = [
+                reading
+                for w in weak
+                if w.box not in read_as_cards and (reading := tracks.reading(w.box))
+            ]
             # every card found in the view, whichever zone; only this zone's are its cards
-            grouped = group_cards(detections, pooled=pooled, px_per_cm=self.px_per_cm)
+            grouped = group_cards(
+                detections, pooled=pooled, px_per_cm=self.px_per_cm, unsure_corners=unsure
+            )
             seen = one_joker_each(grouped, self.px_per_cm)
             cards = [card for card in seen if self._holds(name, *card.centre)]
             placed = [(card, self._on_table(name, card.centre)) for card in seen]
@@ -663,12 +687,12 @@ class ZoneReader:
                 fan_right = right_of(name)
                 read_strips = self._strip_reader(view, source)
                 cards, strips = read_fan(
-                    paper, view, cards, unread, fan_right, self.px_per_cm, read_strips
+                    paper, view, cards, unread, fan_right, self.px_per_cm, read_strips, unsure
                 )
                 if strips.unnamed:
                     # A card lies under this play that no read names: the play may be short.
                     cards = [doubted(card) for card in cards]
-                cards += strips.jokers
+                cards += [*strips.jokers, *strips.indices]
         return cards, unexplained, outside
 
     def _lying_still(

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from vision.classifier import Read
+from vision.detector import Detection
 from vision.fan_strips import (
     STRIP_CONFIDENCE,
     StripReader,
@@ -295,6 +296,27 @@ def test_a_strip_where_the_localiser_was_sure_of_an_index_is_an_index_card_not_r
     cards, unread = [index_card("9H", top, True)], (left_index(under),)
     assert jokers(view, cards, everywhere, unread) == []
     assert unnamed(view, cards, everywhere, unread) == 1
+
+
+def test_a_strip_whose_index_was_read_weakly_is_the_card_that_read_names_in_doubt() -> None:
+    """The strip proves a card lies there; its index read under the bar says which, unsurely
+    (a fanned pair whose under card's index is read weakly is two cards, not one)."""
+    view, (under, top) = draw_fan(["index", "index"])
+    everywhere = reads_every_box_as(("BJ", 0.99))
+    cards, unread = [index_card("3S", top, True)], (left_index(under),)
+    weak = [Detection("3S", left_index(under), 0.4, runner_up="3D")]
+    found = hidden_jokers(
+        paper_of(view), view, cards, list(unread), SOUTH_RIGHT, PX, everywhere, weak
+    )
+    assert found.jokers == [] and found.unnamed == 0  # the strip is named, not asked again
+    (card,) = found.indices
+    assert (card.identity, card.confidence, card.runner_up) == ("3S", 0.4, "3D")
+    # A weak read off every strip names none of them.
+    elsewhere = [Detection("3S", right_index(top), 0.4)]
+    found = hidden_jokers(
+        paper_of(view), view, cards, list(unread), SOUTH_RIGHT, PX, everywhere, elsewhere
+    )
+    assert found.indices == () and found.unnamed == 1
 
 
 def test_a_joker_read_by_a_part_of_its_picture_explains_every_place_it_could_lie() -> None:

@@ -383,3 +383,22 @@ def test_a_sideways_index_boxed_again_a_fan_step_off_in_another_shape_is_one_car
     ]
     reads = [det("KC", box, conf) for box, conf in zip(boxes, (1.0, 1.0, 0.64), strict=True)]
     assert shapes(group_cards(reads, px_per_cm=12.0)) == [("KC", 1)]
+
+
+def test_an_unsure_corner_naming_the_card_pairs_with_its_read_corner_and_keeps_a_fan_apart() -> (
+    None
+):
+    """N's fanned pair of 4S in a zone view at 12 px a cm (validation hand 9036): the top card's
+    far corner read 4S, its near corner read KS (runner-up 4S) under the bar, and the under
+    card's index a fan step on read 4S. The two 4S, 9.2 cm apart, fit as one card's corners
+    (one 4S for a pair); the unsure corner, 7.9 cm from the far one, fits better: two cards."""
+    far, under = det("4S", (296, 111, 308, 135), 0.55), det("4S", (371, 193, 382, 217), 0.5)
+    near = Detection("KS", (348, 190, 360, 214), 0.29, 0.29, "4S", 0.28)
+    assert shapes(group_cards([far, under], px_per_cm=12.0)) == [("4S", 2)]
+    cards = group_cards([far, under], px_per_cm=12.0, unsure_corners=[near])
+    assert sorted(c.boxes for c in cards) == [[far.box, near.box], [under.box]]
+    assert [c.confidence for c in cards] == [0.55, 0.5]  # an unsure corner adds no confidence
+    # One naming another card is no corner of a 4S; nor is one alone a card.
+    other = Detection("KS", near.box, 0.29, 0.29, "KD", 0.2)
+    assert shapes(group_cards([far, under], px_per_cm=12.0, unsure_corners=[other])) == [("4S", 2)]
+    assert group_cards([], px_per_cm=12.0, unsure_corners=[near]) == []

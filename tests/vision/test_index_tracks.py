@@ -212,3 +212,13 @@ def test_an_index_read_as_nothing_keeps_a_track_of_weak_reads_alive_as_a_read_of
     sure.pool(view, [Detection("BJ", BOX, 0.95)])
     assert sure.pool(view, [], unread=[BOX])[0] == []
     assert sure.pool(view, [], weak=[mark])[0] == []  # the track ended at the read of nothing
+
+
+def test_a_boxs_reading_is_its_tracks_however_few_weak_reads_voted() -> None:
+    tracks, view = IndexTracks(PX_PER_CM), view_with("3")
+    weak_three = Detection("3S", BOX, 0.4, runner_up="3D", runner_up_confidence=0.3)
+    assert tracks.pool(view, [], weak=[weak_three])[0] == []  # too few weak reads to be a card
+    reading = tracks.reading(BOX)
+    assert reading is not None
+    assert (reading.identity, reading.confidence, reading.runner_up) == ("3S", 0.4, "3D")
+    assert tracks.reading((0.0, 0.0, 9.0, 9.0)) is None  # no track there
