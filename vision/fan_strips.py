@@ -45,8 +45,12 @@ such strips, by geometry and the paper's brightness, and asking the classifier w
   which names a joker, if only as its runner-up, and none another card, is a joker
   *in doubt* (the joker likelier over its reads, at their mean joker probability: a validation
   deck's BJ under a 2D showed a strip its three reads took for ``none`` at 0.66–0.74, a joker
-  second at 0.16–0.24 — the play was read a card short). Nothing here keys on a design's colours or
-  drawing;
+  second at 0.16–0.24 — the play was read a card short); a strip none of whose reads finds a
+  joker but one of whose corner marks, off every card read, reads an index card at
+  ``STRIP_CARD_CONF`` or more is that card, in doubt (the localiser, even a deck's own, may
+  box a card's index once as it lands and never again as it lies under the next: a KC under a
+  pair of AC read KC at 0.93–0.95 at its strip's corner, validation hand 9035 with atlasnye's
+  own pair). Nothing here keys on a design's colours or drawing;
 * a strip of card face that is no joker (blank, or an index the classifier could not read) is
   still a card no read names: :func:`hidden_jokers` counts them (``StripReads.unnamed``),
   and the zone reader then doubts the cards read on that zone, so a short play rests on a card
@@ -75,7 +79,7 @@ import numpy as np
 from vision.classes import JOKERS
 from vision.classifier import Read
 from vision.crops import NONE_CLASS
-from vision.grouping import Box, CardSighting, UnsureCorner
+from vision.grouping import Box, CardSighting, UnsureCorner, iou
 from vision.zones import CARD_H_CM, CARD_W_CM
 
 FAN_HEIGHT_CM = (7.3, 10.8)  # a fan's side across its axis: one card's height, tilted a little
@@ -93,6 +97,7 @@ MOSTLY_MARKED = 0.5  # more colour or ink than this is no face's paper (a back, 
 CORNER_MARK_CM = (1.3, 2.4)  # an index's box (about 1.1 × 2.1 cm) with a little slack …
 CORNER_MARK_INSET_CM = 1.4  # … its centre this far from the card's end
 STRIP_JOKER_CONF = 0.5  # a strip read as a joker this surely is that joker
+STRIP_CARD_CONF = 0.9  # a strip's corner mark read as an index card this surely is that card
 STRIP_CONFIDENCE = 0.6
 
 
@@ -189,10 +194,33 @@ def hidden_jokers(
         elif seen := joker_in_every_read(said):
             joker, share = seen
             jokers.append(CardSighting(joker, [strip.box], share, runner_up=other_joker(joker)))
+        elif card := _index_at_a_corner(said[1:], boxes[1:], cards):
+            indices.append(card)
         else:
             continue
         named_faces += strip.face
     return StripReads(jokers, faces - named_faces, tuple(indices))
+
+
+def _index_at_a_corner(
+    reads: Sequence[Read], corners: Sequence[Box], cards: Sequence[CardSighting]
+) -> CardSighting | None:
+    """The index card a strip's corner marks show, read at ``STRIP_CARD_CONF`` or more where
+    the mark lies off every card read (``cards``: a neighbour's index is that card's), in
+    doubt; else none."""
+    read_boxes = [box for card in cards for box in card.boxes]
+    found = [
+        (read, corner)
+        for read, corner in zip(reads, corners, strict=True)
+        if read.identity not in {NONE_CLASS, *JOKERS}
+        and read.probability >= STRIP_CARD_CONF
+        and not any(iou(corner, box) > 0 for box in read_boxes)
+    ]
+    if not found:
+        return None
+    read, corner = max(found, key=lambda rc: rc[0].probability)
+    second = read.runner_up if read.runner_up != NONE_CLASS else ""
+    return CardSighting(read.identity, [corner], STRIP_CONFIDENCE, runner_up=second)
 
 
 def _read_weakly(strip: Strip, weak_reads: Sequence[UnsureCorner]) -> CardSighting | None:

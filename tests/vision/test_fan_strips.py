@@ -319,6 +319,18 @@ def test_a_strip_whose_index_was_read_weakly_is_the_card_that_read_names_in_doub
     assert found.indices == () and found.unnamed == 1
 
 
+def test_a_strip_whose_corner_mark_reads_an_index_card_surely_is_that_card_in_doubt() -> None:
+    view, (under, top) = draw_fan(["index", "index"])
+    cards = [index_card("AC", top, True)]
+    (card,) = strips_read(view, cards, reads_every_box_as(("KC", 0.95), ("JC", 0.03))).indices
+    assert (card.identity, card.confidence, card.runner_up) == ("KC", STRIP_CONFIDENCE, "JC")
+    x0, _, x1, _ = card.boxes[0]
+    assert under <= x0 and x1 <= top + 5  # a corner mark on the under card's strip
+    # Read less surely it names no card: the strip is a card no read names.
+    unsure = strips_read(view, cards, reads_every_box_as(("KC", 0.8)))
+    assert unsure.indices == () and unsure.unnamed == 1
+
+
 def test_a_joker_read_by_a_part_of_its_picture_explains_every_place_it_could_lie() -> None:
     view, (left,), classifier = fan(["coloured"])
     part = (left + 30.0, TOP + 30.0, left + 50.0, TOP + 50.0)  # the jester's face, say
