@@ -145,15 +145,16 @@ view shows."""
 
 
 class StripReads(NamedTuple):
-    """What the strips of the fans on a zone show: jokers, index cards read weakly, and how
-    many cards no one can name."""
+    """What the strips of the fans on a zone show: jokers, index cards, and how many cards no
+    one can name."""
 
     jokers: list[CardSighting]
     unnamed: int
     """Strips of card face that show no joker (read as none, or an index the classifier could
     not read): a card lies there that no read names, so the fan's play may be short."""
     indices: tuple[CardSighting, ...] = ()
-    """The cards of strips holding an index read weakly, as those reads name them, in doubt."""
+    """The index cards strips show, in doubt: as the weak reads of an index on the strip name
+    them, or as a corner mark of the strip reads one surely (``STRIP_CARD_CONF``)."""
 
 
 def hidden_jokers(
@@ -167,8 +168,8 @@ def hidden_jokers(
     weak_reads: Sequence[UnsureCorner] = (),
 ) -> StripReads:
     """The jokers fans in ``view_bgr`` show only by a strip (see the module docstring), the
-    index cards they show by an index read weakly, and the number of strips of other cards no
-    read names.
+    index cards they show by an index read weakly or a corner mark read surely, and the number
+    of strips of other cards no read names.
 
     ``paper`` marks card paper on the view (any scale; resized to the view), ``cards`` are the
     cards read there and ``unread_indices`` the boxes the localiser was sure held an index that
