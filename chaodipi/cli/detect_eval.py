@@ -163,6 +163,15 @@ def cmd_eval(args: argparse.Namespace) -> int:
         f"{_fmt(away['identity_precision'])}  recall {_fmt(away['identity_recall'])}  "
         f"perfect images {_fmt(away['perfect_images'])}"
     )
+    legible = summary["legible"]
+    if legible["set_aside"]:
+        print(
+            f"legible indices only ({legible['set_aside']} labelled identities whose every "
+            "index shows less than 60 % of its rank or its suit set aside, read or not): "
+            f"identity precision {_fmt(legible['identity_precision'])}  "
+            f"recall {_fmt(legible['identity_recall'])}  "
+            f"perfect images {_fmt(legible['perfect_images'])}"
+        )
     for kind, label in (("missed", "missed"), ("false", "read falsely")):
         row = summary["mistakes"][kind]
         print(

@@ -121,6 +121,46 @@ def test_identities_only_at_the_image_border_are_also_scored_set_aside(tmp_path:
     assert (away["set_aside"], away["identity_recall"]) == (2, 0.5)  # QH missed, not set aside
 
 
+def test_identities_no_index_of_which_shows_its_rank_and_suit_are_also_scored_set_aside(
+    tmp_path: Path,
+) -> None:
+    """An 8 whose suit lies under the next card is labelled (60 % of its index shows) but
+    says 8 of something: ``hidden/`` lists such labels, and the scores are also given with the
+    identities all of whose labelled indices are listed there set aside, read or not."""
+    root = tmp_path / "ds"
+    for folder in ("images", "labels", "hidden"):
+        (root / folder).mkdir(parents=True)
+    cv2.imwrite(str(root / "images" / "a.png"), np.full((120, 160, 3), 10, np.uint8))
+    as_box, eight_box, kd_other, qh_box = (
+        "0.5 0.5 0.2 0.3",
+        "0.3 0.3 0.1 0.2",
+        "0.7 0.7 0.1 0.2",
+        "0.2 0.7 0.1 0.2",
+    )
+    (root / "labels" / "a.txt").write_text(
+        f"{CLASS_ID['AS']} {as_box}\n{CLASS_ID['8C']} {eight_box}\n"
+        f"{CLASS_ID['QH']} {qh_box}\n{CLASS_ID['QH']} {kd_other}\n"
+    )
+    # 8C shows only its 8; one of QH's two corners shows only its Q, the other shows whole.
+    (root / "hidden" / "a.txt").write_text(
+        f"{CLASS_ID['8C']} {eight_box}\n{CLASS_ID['QH']} {qh_box}\n"
+    )
+    (root / "classes.txt").write_text("\n".join(CLASS_NAMES) + "\n")
+
+    class Reads:
+        def detect(self, image: np.ndarray) -> list[Detection]:
+            return [Detection("AS", (64.0, 42.0, 96.0, 78.0), 0.9)]
+
+    out = evaluate(root, Reads(), None, show_progress=False).to_json()
+    assert out["identity_recall"] == pytest.approx(1 / 3, abs=1e-3)  # 8C and QH missed
+    legible = out["legible"]
+    assert legible["set_aside"] == 1  # 8C; QH shows whole at its other corner
+    assert legible["identity_recall"] == 0.5
+    (root / "hidden" / "a.txt").unlink()  # a dataset without the list: nothing set aside
+    legible = evaluate(root, Reads(), None, show_progress=False).to_json()["legible"]
+    assert (legible["set_aside"], legible["identity_recall"]) == (0, pytest.approx(1 / 3, abs=1e-3))
+
+
 def test_a_miss_the_localiser_boxed_is_told_from_one_it_never_boxed(tmp_path: Path) -> None:
     """A two-stage detector says which boxes its classifier left unread: a missed index boxed
     there is the classifier's miss, one nothing boxed the localiser's."""

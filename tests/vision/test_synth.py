@@ -8,10 +8,17 @@ import numpy as np
 import pytest
 
 from vision.classes import CLASS_NAMES
-from vision.synth.faces import designs
+from vision.synth.faces import designs, rect_quad
 from vision.synth.lettering import NOT_LETTERING, draws_index, font_paths
 from vision.synth.procedural import make_face, random_style, render_procedural
-from vision.synth.scenes import SCENE_CHUNK, render_scene, scene_name, synthesize, with_jokers
+from vision.synth.scenes import (
+    SCENE_CHUNK,
+    _halves_shown,
+    render_scene,
+    scene_name,
+    synthesize,
+    with_jokers,
+)
 
 IMGSZ = 160
 
@@ -332,3 +339,31 @@ def test_two_procedural_decks_in_five_print_full_bleed_jokers_their_mark_kept_le
                 rows, cols = slice(int(min(ys)), int(max(ys))), slice(int(min(xs)), int(max(xs)))
                 assert 0.2 < 1 - off_paper[rows, cols].mean() < 0.95
     assert np.median([p.mean() for p in pictures]) > 0.8  # the middle of the face is picture
+
+
+def test_a_scene_lists_the_labelled_indices_whose_rank_or_suit_hardly_shows() -> None:
+    """An index 60 % of which shows is labelled, yet its suit may lie under the next card:
+    such labels are listed apart (``hidden/``), each one of the scene's labels."""
+    listed = 0
+    for i in range(12):
+        hidden: list[tuple[int, float, float, float, float]] = []
+        _, boxes = render_scene(np.random.default_rng(i), ["byron_knoll"], IMGSZ, 0, hidden=hidden)
+        assert set(hidden) <= set(boxes)
+        listed += len(hidden)
+    assert listed
+    a, _ = render_scene(np.random.default_rng(2), ["byron_knoll"], IMGSZ, 0)
+    b, _ = render_scene(np.random.default_rng(2), ["byron_knoll"], IMGSZ, 0, hidden=[])
+    assert (a == b).all()  # asking for them changes no pixel
+
+
+def test_an_index_whose_lower_half_lies_under_another_card_shows_half_of_its_marks() -> None:
+    size = 100
+    quad = rect_quad(20, 20, 40, 60)  # 20 wide, 40 tall: rank above, suit below
+    idmap = np.ones((size, size), np.int32)
+    flat = np.eye(3)
+    assert _halves_shown(np.eye(2, 3), quad, 1, idmap, flat, size, size // 2) > 0.95
+    idmap[44:, :] = 2  # the next card covers the suit, 40 % of the index
+    assert _halves_shown(np.eye(2, 3), quad, 1, idmap, flat, size, size // 2) < 0.25
+    idmap[:] = 1
+    idmap[:, :28] = 2  # the left 40 % covered: rank and suit each still show 60 %
+    assert 0.55 < _halves_shown(np.eye(2, 3), quad, 1, idmap, flat, size, size // 2) < 0.7

@@ -42,6 +42,7 @@ from vision.crops import Box
 from vision.synth.decks import load_deck
 from vision.synth.faces import FACE_H, PROCEDURAL, CardFace, check_design, load_art_face, rect_quad
 from vision.synth.procedural import ProceduralStyle, make_back, random_style, render_procedural
+from vision.training.evaluate import HIDDEN_DIR
 
 MIN_VISIBLE = 0.6
 MIN_VISIBLE_FACE = 0.2
@@ -551,6 +552,7 @@ def render_scene(
     faces_seen: list[tuple[str, Box]] | None = None,
     glimpses: list[Box] | None = None,
     lone_seen: list[tuple[str, np.ndarray]] | None = None,
+    hidden: list[tuple[int, float, float, float, float]] | None = None,
 ) -> tuple[np.ndarray, list[tuple[int, float, float, float, float]]]:
     """One scene: an ``imgsz`` RGB uint8 image and its boxes ``(cls, x0, y0, x1, y1)`` in px.
 
@@ -560,6 +562,8 @@ def render_scene(
     of which at least :data:`GLIMPSE` shows, labelled or not: where a box is no false alarm.
     ``lone_seen``, when given, receives every face card lying alone (:func:`lone_cards`: its
     identity and its four corners in px), whose corner marks the table's zone reader reads.
+    ``hidden``, when given, receives the labelled boxes whose rank or suit hardly shows
+    (:func:`half_hidden`).
 
     Card heights are 15–25 % of the side in ``small_share`` of the scenes (the table camera's
     scale: a card is ≈ 56 px tall in the localiser's 512 px view of the 800 px decision frame,
@@ -627,6 +631,8 @@ def render_scene(
         faces_seen.extend(visible_faces(placed, idmap, hom, size, imgsz))
     if lone_seen is not None:
         lone_seen.extend(lone_cards(placed, idmap, hom, size, imgsz))
+    if hidden is not None:
+        hidden.extend(half_hidden(placed, idmap, hom, size, imgsz))
     if glimpses is not None:
         seen = _labels(placed, idmap, hom, size, imgsz, GLIMPSE)
         glimpses.extend((x0, y0, x1, y1) for _, x0, y0, x1, y1 in seen)
@@ -657,6 +663,23 @@ def _labels(
             box = _visible_box(p.matrix, q, i + 1, need, idmap, hom, size, imgsz)
             if box is not None:
                 yield (CLASS_ID[face.identity], *box)
+
+
+def half_hidden(
+    placed: Sequence[Placed], idmap: np.ndarray, hom: np.ndarray, size: int, imgsz: int
+) -> Iterable[tuple[int, float, float, float, float]]:
+    """The labelled corner indices (as :func:`_labels` boxes them) whose rank or suit shows
+    less than :data:`MIN_VISIBLE`: the rest of the index shows, but what it says may not
+    (an 8 whose suit lies under the next card). A whole face is never one."""
+    for i, p in enumerate(placed):
+        if p.face is None or p.face.whole_face:
+            continue
+        for q in p.face.corners:
+            box = _visible_box(p.matrix, q, i + 1, MIN_VISIBLE, idmap, hom, size, imgsz)
+            if box is not None and (
+                _halves_shown(p.matrix, q, i + 1, idmap, hom, size, imgsz) < MIN_VISIBLE
+            ):
+                yield (CLASS_ID[p.face.identity], *box)
 
 
 def visible_faces(
@@ -702,6 +725,41 @@ def lone_cards(
             yield p.face.identity, corners
 
 
+def _shown_points(
+    matrix: np.ndarray,
+    quad: np.ndarray,
+    card_id: int,
+    idmap: np.ndarray,
+    hom: np.ndarray,
+    size: int,
+    imgsz: int,
+) -> tuple[np.ndarray, int]:
+    """The output-image points of the part of ``quad`` (face pixels) that shows on card
+    ``card_id`` of the id map and inside the picture, and how many canvas pixels ``quad``
+    covers in all (the share that shows is ``len(points) / total``)."""
+    none = np.zeros((0, 2), np.float32)
+    cq = cv2.transform(quad[None], matrix)[0]
+    x0, y0 = np.floor(cq.min(0)).astype(int)
+    x1, y1 = np.ceil(cq.max(0)).astype(int) + 1
+    if x1 - x0 < 2 or y1 - y0 < 2:
+        return none, 0
+    qmask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.fillConvexPoly(qmask, (cq - (x0, y0)).round().astype(np.int32), 1)
+    total = int(qmask.sum())
+    cx0, cy0, cx1, cy1 = max(0, x0), max(0, y0), min(size, x1), min(size, y1)
+    if total == 0 or cx0 >= cx1 or cy0 >= cy1:
+        return none, total
+    sub = qmask[cy0 - y0 : cy1 - y0, cx0 - x0 : cx1 - x0]
+    vis = (sub > 0) & (idmap[cy0:cy1, cx0:cx1] == card_id)
+    ys, xs = np.nonzero(vis)
+    pts = np.stack([xs + cx0 + 0.5, ys + cy0 + 0.5], 1).astype(np.float32)
+    if not len(pts):
+        return none, total
+    pts = cv2.perspectiveTransform(pts[None], hom)[0] / 2.0
+    inside = (pts[:, 0] >= 0) & (pts[:, 0] < imgsz) & (pts[:, 1] >= 0) & (pts[:, 1] < imgsz)
+    return pts[inside], total
+
+
 def _visible_box(
     matrix: np.ndarray,
     quad: np.ndarray,
@@ -715,35 +773,34 @@ def _visible_box(
     """The output-image box of the part of ``quad`` (face pixels) that shows on card
     ``card_id`` of the id map, or ``None`` when less than ``need`` of it shows or the box is
     under :data:`MIN_BOX_PX`."""
-    cq = cv2.transform(quad[None], matrix)[0]
-    x0, y0 = np.floor(cq.min(0)).astype(int)
-    x1, y1 = np.ceil(cq.max(0)).astype(int) + 1
-    if x1 - x0 < 2 or y1 - y0 < 2:
+    pts, total = _shown_points(matrix, quad, card_id, idmap, hom, size, imgsz)
+    if total == 0 or not len(pts) or len(pts) < need * total:
         return None
-    qmask = np.zeros((y1 - y0, x1 - x0), np.uint8)
-    cv2.fillConvexPoly(qmask, (cq - (x0, y0)).round().astype(np.int32), 1)
-    total = int(qmask.sum())
-    if total == 0:
-        return None
-    cx0, cy0, cx1, cy1 = max(0, x0), max(0, y0), min(size, x1), min(size, y1)
-    if cx0 >= cx1 or cy0 >= cy1:
-        return None
-    sub = qmask[cy0 - y0 : cy1 - y0, cx0 - x0 : cx1 - x0]
-    vis = (sub > 0) & (idmap[cy0:cy1, cx0:cx1] == card_id)
-    ys, xs = np.nonzero(vis)
-    if len(xs) < need * total:
-        return None
-    pts = np.stack([xs + cx0 + 0.5, ys + cy0 + 0.5], 1).astype(np.float32)
-    pts = cv2.perspectiveTransform(pts[None], hom)[0] / 2.0
-    inside = (pts[:, 0] >= 0) & (pts[:, 0] < imgsz) & (pts[:, 1] >= 0) & (pts[:, 1] < imgsz)
-    if inside.sum() < need * total:
-        return None
-    pts = pts[inside]
     bx0, by0 = np.clip(pts.min(0) - 0.5, 0, imgsz)
     bx1, by1 = np.clip(pts.max(0) + 0.5, 0, imgsz)
     if bx1 - bx0 < MIN_BOX_PX or by1 - by0 < MIN_BOX_PX:
         return None
     return float(bx0), float(by0), float(bx1), float(by1)
+
+
+def _halves_shown(
+    matrix: np.ndarray,
+    quad: np.ndarray,
+    card_id: int,
+    idmap: np.ndarray,
+    hom: np.ndarray,
+    size: int,
+    imgsz: int,
+) -> float:
+    """The smaller share that shows of ``quad``'s two halves along the face's long side: of a
+    corner index, its rank's and its suit's."""
+    (x0, y0), (x1, y1) = quad.min(0), quad.max(0)
+    mid = (y0 + y1) / 2
+    shares = []
+    for half in (rect_quad(x0, y0, x1, mid), rect_quad(x0, mid, x1, y1)):
+        pts, total = _shown_points(matrix, half, card_id, idmap, hom, size, imgsz)
+        shares.append(len(pts) / total if total else 0.0)
+    return min(shares)
 
 
 # --------------------------------------------------------------------------- dataset files
@@ -820,23 +877,36 @@ def _write_scenes(job: tuple[int, int, _SceneRecipe]) -> int:
     """Render and write scenes ``start`` … ``stop - 1`` of a recipe; returns how many."""
     start, stop, r = job
     img_dir, lbl_dir = r.out / "images" / r.split, r.out / "labels" / r.split
+    hidden_dir = r.out / HIDDEN_DIR / r.split
     for i in range(start, stop):
         rng = np.random.default_rng(r.seed * 1_000_003 + i)
+        hidden: list[tuple[int, float, float, float, float]] = []
         img, boxes = render_scene(
-            rng, r.designs, r.imgsz, r.seed, r.small_share, r.joker_share, r.square_bowls
+            rng,
+            r.designs,
+            r.imgsz,
+            r.seed,
+            r.small_share,
+            r.joker_share,
+            r.square_bowls,
+            hidden=hidden,
         )
         quality = int(rng.integers(40, 96))
         bgr = cv2.cvtColor(img, cv2.COLOR_RGB2BGR)
         name = scene_name(r.seed, i)
         cv2.imwrite(str(img_dir / f"{name}.jpg"), bgr, [cv2.IMWRITE_JPEG_QUALITY, quality])
-        size = r.imgsz
-        lines = [
-            f"{c} {(x0 + x1) / 2 / size:.6f} {(y0 + y1) / 2 / size:.6f} "
-            f"{(x1 - x0) / size:.6f} {(y1 - y0) / size:.6f}"
-            for c, x0, y0, x1, y1 in boxes
-        ]
-        (lbl_dir / f"{name}.txt").write_text("".join(line + "\n" for line in lines))
+        (lbl_dir / f"{name}.txt").write_text(yolo_lines(boxes, r.imgsz))
+        (hidden_dir / f"{name}.txt").write_text(yolo_lines(hidden, r.imgsz))
     return stop - start
+
+
+def yolo_lines(boxes: Iterable[tuple[int, float, float, float, float]], size: int) -> str:
+    """Pixel boxes ``(cls, x0, y0, x1, y1)`` of a ``size`` square image as YOLO label lines."""
+    return "".join(
+        f"{c} {(x0 + x1) / 2 / size:.6f} {(y0 + y1) / 2 / size:.6f} "
+        f"{(x1 - x0) / size:.6f} {(y1 - y0) / size:.6f}\n"
+        for c, x0, y0, x1, y1 in boxes
+    )
 
 
 def synthesize(
@@ -867,6 +937,7 @@ def synthesize(
     out = Path(out)
     (out / "images" / split).mkdir(parents=True, exist_ok=True)
     (out / "labels" / split).mkdir(parents=True, exist_ok=True)
+    (out / HIDDEN_DIR / split).mkdir(parents=True, exist_ok=True)
     recipe = _SceneRecipe(
         out, seed, tuple(designs), imgsz, split, small_share, joker_share, square_bowls
     )

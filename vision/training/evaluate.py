@@ -8,6 +8,9 @@ the (raw score, correct) pairs that fit the detector's confidence calibration.
 
 A detection is counted correct when its identity is among the image's labelled identities; box
 positions are not compared (label boxes may be whole cards while the detector boxes corners).
+A synthetic dataset's ``hidden/`` folder names the labelled indices whose rank or suit hardly
+shows; the scores are also given with the identities no index of which shows both set aside
+(``legible``), as they are with the identities at the image border (``away_from_border``).
 """
 
 from __future__ import annotations
@@ -134,9 +137,26 @@ def list_images(dataset: Path) -> list[Path]:
     return sorted(p for p in root.rglob("*") if p.suffix.lower() in IMAGE_SUFFIXES and p.is_file())
 
 
-def label_path(dataset: Path, image: Path) -> Path:
-    """``images/val/x.jpg`` → ``labels/val/x.txt``."""
-    return dataset / "labels" / image.relative_to(dataset / "images").with_suffix(".txt")
+def label_path(dataset: Path, image: Path, folder: str = "labels") -> Path:
+    """``images/val/x.jpg`` → ``labels/val/x.txt`` (or the same in another ``folder``)."""
+    return dataset / folder / image.relative_to(dataset / "images").with_suffix(".txt")
+
+
+HIDDEN_DIR = "hidden"
+"""A dataset's folder listing, beside ``labels/``, the labelled indices whose rank or suit
+hardly shows (written by ``vision synth``; a dataset without it has none)."""
+
+
+def half_hidden(
+    labels: Sequence[tuple[str, Box]], hidden: Sequence[tuple[str, Box]]
+) -> frozenset[str]:
+    """The identities every labelled index of which is among ``hidden``: a card no index of
+    which shows both its rank and its suit."""
+    return frozenset(
+        name
+        for name in {n for n, _ in hidden}
+        if sum(n == name for n, _ in labels) <= sum(n == name for n, _ in hidden)
+    )
 
 
 def read_labels(path: Path, names: Sequence[str]) -> list[tuple[str, Box]]:
@@ -220,6 +240,9 @@ class ImageResult:
     """Labelled identities one of whose boxes a box of the localiser's overlaps (read, or left
     unread by the classifier): a missed one among them is the classifier's miss, the others the
     localiser's. Boxes left unread are known only of a two-stage detector (``reads_source``)."""
+    half_hidden: frozenset[str] = frozenset()
+    """Labelled identities no index of which shows both its rank and its suit (at least 60 %
+    of each; :func:`half_hidden`): the index shows, what it says may not."""
 
     @property
     def perfect(self) -> bool:
@@ -229,6 +252,12 @@ class ImageResult:
         """The same image with the identities at the border set aside."""
         return ImageResult(
             self.image, self.labelled - self.at_border, self.predicted - self.at_border
+        )
+
+    def legible(self) -> ImageResult:
+        """The same image with the half-hidden identities set aside (read or not)."""
+        return ImageResult(
+            self.image, self.labelled - self.half_hidden, self.predicted - self.half_hidden
         )
 
 
@@ -336,9 +365,16 @@ class EvalResult:
             inside.add(image.inside())
         return inside
 
+    def legible(self) -> EvalResult:
+        """The same scores with each image's half-hidden identities set aside."""
+        legible = EvalResult()
+        for image in self.images:
+            legible.add(image.legible())
+        return legible
+
     def to_json(self) -> dict[str, Any]:
         order = sorted(self.per_class, key=lambda n: CLASS_ID.get(n, len(CLASS_ID)))
-        inside = self.inside()
+        inside, legible = self.inside(), self.legible()
         return {
             "images": len(self.images),
             "identity_precision": _round(self.identity_precision),
@@ -352,6 +388,12 @@ class EvalResult:
                 "identity_precision": _round(inside.identity_precision),
                 "identity_recall": _round(inside.identity_recall),
                 "perfect_images": _round(inside.perfect_images),
+            },
+            "legible": {
+                "set_aside": sum(len(r.half_hidden) for r in self.images),
+                "identity_precision": _round(legible.identity_precision),
+                "identity_recall": _round(legible.identity_recall),
+                "perfect_images": _round(legible.perfect_images),
             },
         }
 
@@ -517,6 +559,7 @@ def evaluate(
             frozenset(d.identity for d in detections),
             at_border(labels, detections, width, height),
             localised(labels, boxes, width, height),
+            half_hidden(labels, read_labels(label_path(dataset, path, HIDDEN_DIR), names)),
         )
         result.add(item)
         result.scored.extend((float(d.score), d.identity in labelled) for d in detections)
