@@ -106,3 +106,21 @@ def test_a_four_index_deck_labels_all_four_corners(tmp_path: Path) -> None:
     for card in ("AS", "7H", "10D"):
         assert len(load_art_face(str(folder), card).corners) == 4, card
     assert len(load_art_face(str(folder), "QC").corners) == 2  # the faces left as printed
+
+
+def test_a_large_rank_and_the_suit_a_quarter_of_its_height_under_it_are_one_index() -> None:
+    """kde_standard prints a tall rank with its suit well under it: an index boxed as its
+    rank alone would be labelled and read without the suit that names the card."""
+    h, w = 700, 500
+    rgba = np.full((h, w, 4), 255, np.uint8)
+    rank = (30, 30, 75, 118)  # 88 px tall, 12.6 % of the face
+    cv2.rectangle(rgba, rank[:2], rank[2:], (0, 0, 0, 255), 6)
+    suit_top = rank[3] + 22  # 3.1 % of the face, a quarter of the rank's height
+    cv2.circle(rgba, (52, suit_top + 25), 25, (0, 0, 0, 255), -1)
+    _, y0, _, y1 = find_corner_index(rgba) or (0, 0, 0, 0)
+    assert y0 <= rank[1] and y1 >= suit_top + 48  # the suit is in
+    # A small rank keeps the face's 3 % gap: a pip further under it is not its suit.
+    small = np.full((h, w, 4), 255, np.uint8)
+    cv2.rectangle(small, (30, 30), (60, 80), (0, 0, 0, 255), 4)
+    cv2.circle(small, (45, 80 + 30 + 15), 15, (0, 0, 0, 255), -1)
+    assert (find_corner_index(small) or (0, 0, 0, 0))[3] <= 85

@@ -210,6 +210,11 @@ def _ink_mask(rgba: np.ndarray) -> np.ndarray:
     return ink
 
 
+STACK_GAP_OF_RANK = 0.3
+"""The widest gap between the rank and the suit under it, as a share of the rank's height, when
+more than 3 % of the face's (large indices stand further apart)."""
+
+
 def _find_at_scale(rgba: np.ndarray) -> Box | None:
     h, w = rgba.shape[:2]
     ink = _ink_mask(rgba)[: int(0.55 * h), : int(0.3 * w)].astype(np.uint8)
@@ -226,7 +231,9 @@ def _find_at_scale(rgba: np.ndarray) -> Box | None:
     seed = min(seeds, key=lambda c: c[1])
     group = list(seed)
     row_h = seed[3] - seed[1]
-    gap_x, gap_y = 0.03 * w, 0.03 * h
+    gap_x = 0.03 * w
+    # A large rank's suit may sit further under it (kde_standard: a quarter of the rank's height).
+    gap_y = max(0.03 * h, STACK_GAP_OF_RANK * row_h)
     used = {seed}
     grown = True
     while grown:

@@ -10,7 +10,8 @@ Designs (:func:`designs`):
 * artwork decks (:mod:`vision.synth.decks`): the built-in ``byron_knoll`` (public domain) and
   ``adrian_kennard`` (CC0) decks vendored with the project, or any deck folder named by its
   path. Their index boxes are found automatically per card by grouping the ink components
-  nearest to the top-left corner (and, on the card turned 180°, the bottom-right one). Cards
+  nearest to the top-left corner (the suit under the rank within 3 % of the face's height, or
+  within 30 % of a large rank's own) and, on the card turned 180°, the bottom-right one. Cards
   a deck lists as ``whole_face`` (the adrian_kennard jesters have no corner index) are
   labelled as a whole.
 * ``procedural``: decks drawn with OpenCV and Pillow (:mod:`vision.synth.procedural`, with
