@@ -749,6 +749,25 @@ def test_an_expired_referee_session_points_to_the_sign_in_page(table: Table, pag
     assert "infraction_decided" not in [e.kind for e in table.store.events()]
 
 
+def test_an_infraction_arriving_leaves_the_queued_items_under_the_pointer_alone(
+    table: Table, page: Page
+) -> None:
+    """A referee about to confirm one infraction must not lose the click to another arriving:
+    the items already queued stay the same elements, only the new one is added."""
+    table.first_trick_then_lead_out_of_turn()
+    sign_in(page, table)
+    page.wait_for_selector("#queue .queue-item")
+    queued = page.locator("#queue .queue-item").count()
+    page.evaluate("document.querySelectorAll('#queue .queue-item').forEach((n) => n.kept = true)")
+    page.fill("#queue input[data-note-for]", "看到了")
+    table.play("S", ["4D"], T0 + 12)  # another seat out of turn
+    page.wait_for_selector(f"#queue .queue-item:nth-child({queued + 1})")
+    items = "[...document.querySelectorAll('#queue .queue-item')]"
+    kept = page.evaluate(f"{items}.map((n) => !!n.kept)")
+    assert kept.count(True) == queued
+    assert page.input_value("#queue input[data-note-for]") == "看到了"
+
+
 def test_a_late_answer_sent_before_the_session_expired_leaves_the_notice_up(
     table: Table, page: Page
 ) -> None:
@@ -763,15 +782,18 @@ def test_a_late_answer_sent_before_the_session_expired_leaves_the_notice_up(
     with page.expect_request("**/api/referee/state"):
         table.play("E", ["3D"], T0 + 12)  # the page reloads its state, still signed in
     page.context.clear_cookies()
+    # (events arriving apart may have asked for the state more than once)
+    sent_before_the_session_was_found_gone = list(held)
+    assert sent_before_the_session_was_found_gone
     page.get_by_role("button", name="确认违例").first.click()
     page.wait_for_selector("#auth-notice:not([hidden])")
 
-    # the state requests sent before the session was found gone are answered only now
-    # (events arriving apart may have asked for the state more than once)
-    sent_before_the_notice = list(held)
-    assert sent_before_the_notice
-    for route in sent_before_the_notice:
+    # those requests are answered only now, signed in; any sent since is answered as the
+    # server answers a request without the session
+    for route in sent_before_the_session_was_found_gone:
         route.fulfill(status=200, json={**signed_in_state, "infractions": []})
+    for route in held[len(sent_before_the_session_was_found_gone) :]:
+        route.fulfill(status=401, json={"ok": False, "error": "sign in"})
     page.wait_for_selector("#queue-empty:not([hidden])")
     assert page.is_visible("#auth-notice")
 

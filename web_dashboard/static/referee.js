@@ -15,6 +15,9 @@ const csrf = document.querySelector('meta[name="csrf-token"]')?.getAttribute("co
 let pub = null; // last spectator state (live)
 let ref = null; // last referee state
 let queueKey = "";
+// Each infraction's list item, kept while what it shows is unchanged: a referee's click on one
+// must not be lost to another arriving (a rebuilt item under the pointer swallows the click).
+const queueItems = new Map(); // id -> { key, node }
 
 function clear(node) {
   while (node.firstChild) node.removeChild(node.firstChild);
@@ -431,14 +434,31 @@ function renderQueue() {
   queueKey = key;
   const notes = new Map();
   for (const input of queue.querySelectorAll("input[data-note-for]")) notes.set(input.dataset.noteFor, input.value);
-  clear(queue);
-  clear(decidedList);
   const open = infractions.filter((i) => !i.status || i.status === "open");
   const decided = infractions.filter((i) => i.status && i.status !== "open");
   $("queue-empty").hidden = open.length > 0;
   $("decided-empty").hidden = decided.length > 0;
-  for (const inf of open) queue.appendChild(infractionItem(inf, true, notes));
-  for (const inf of decided) decidedList.appendChild(infractionItem(inf, false, notes));
+  placeItems(queue, open, true, notes);
+  placeItems(decidedList, decided, false, notes);
+  const shown = new Set(infractions.map((i) => i.id));
+  for (const id of [...queueItems.keys()]) if (!shown.has(id)) queueItems.delete(id);
+}
+
+/** Puts the items of `infs` in `list` in order, reusing each unchanged item's node. */
+function placeItems(list, infs, isOpen, notes) {
+  const wanted = infs.map((inf) => {
+    const key = JSON.stringify([lang(), isOpen, inf]);
+    const kept = queueItems.get(inf.id);
+    if (kept && kept.key === key) return kept.node;
+    const node = infractionItem(inf, isOpen, notes);
+    queueItems.set(inf.id, { key, node });
+    return node;
+  });
+  const keep = new Set(wanted);
+  for (const child of [...list.children]) if (!keep.has(child)) child.remove();
+  wanted.forEach((node, i) => {
+    if (list.children[i] !== node) list.insertBefore(node, list.children[i] || null);
+  });
 }
 
 function renderConflicts() {
