@@ -12,7 +12,8 @@ tight fan of cards shows. Near-duplicate boxes (the same corner seen twice) are 
 one, and so are two boxes of one corner read as two identities (the surer read stands) — but
 with the scale known, two boxes of one shape overlapping little whose centres lie a fan's
 step apart (``FAN_STEP_CM``) are two cards' corners however wide they are (a fanned pair of
-big jokers: two 2 cm wide "JOKER" columns 1.4 cm apart had been folded into one). At most
+big jokers: two 2 cm wide "JOKER" columns 1.4 cm apart had been folded into one), and nearer
+than a fan's step two boxes that touch are one corner boxed again. At most
 two copies of an identity exist; a reading with more is merged down to two and flagged
 ``ambiguous``. When the image's scale is known (the pipeline's zone views, 12 px a cm) the
 distance is judged in cm instead (``CORNER_CM``): index sizes differ between decks by half — the
@@ -213,13 +214,24 @@ def _read_twice(a: Box, b: Box, px_per_cm: float | None = None) -> bool:
     less than ``DUPLICATE_IOU`` whose centres lie ``FAN_STEP_CM`` or more apart are two cards'
     corners: a wide index (a big joker's "JOKER" column, 2 cm) is wider than a fan's step. A
     box of another shape is a poor box of the same index (a sideways KC boxed 1.1 cm off
-    whole, 1.5 × as high: one KC)."""
+    whole, 1.5 × as high: one KC). Nearer than a fan's step, two boxes that touch are one
+    corner: a fanned copy's index lies a step off and clear of the top card's, whose edge
+    (and the paper in front of its index) lies between them; an orell 5C's corner boxed
+    three times 0.37 cm apart was two 5C once its middle box was folded (validation hand 9038).
+    """
     (ax, ay), (bx, by) = box_centre(a), box_centre(b)
     distance = math.hypot(ax - bx, ay - by)
     if px_per_cm is not None and distance >= FAN_STEP_CM * px_per_cm and _alike(a, b):
         return iou(a, b) >= DUPLICATE_IOU
+    if px_per_cm is not None and distance < FAN_STEP_CM * px_per_cm and _touch(a, b):
+        return True
     close = distance < DUPLICATE_SIDES * max(_short_side(a), _short_side(b))
     return close or is_duplicate(a, b)
+
+
+def _touch(a: Box, b: Box) -> bool:
+    """Whether two boxes share any area."""
+    return min(a[2], b[2]) > max(a[0], b[0]) and min(a[3], b[3]) > max(a[1], b[1])
 
 
 def _alike(a: Box, b: Box) -> bool:

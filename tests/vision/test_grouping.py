@@ -385,6 +385,20 @@ def test_a_sideways_index_boxed_again_a_fan_step_off_in_another_shape_is_one_car
     assert shapes(group_cards(reads, px_per_cm=12.0)) == [("KC", 1)]
 
 
+def test_one_corner_boxed_three_times_less_than_a_fan_step_across_is_one_corner() -> None:
+    # Replay footage (hand 9038, orell, 12 px a cm): the top 5C of a fan of five, its far corner
+    # boxed once and its near corner three times 4-5 px apart, all read 5C. The middle box
+    # duplicates both others and goes first; the two left, 0.75 cm apart and touching, are
+    # one corner too: a fanned copy's index lies a fan step off, clear of this one.
+    far = det("5C", (330.0, 132.0, 340.0, 154.0), 1.0)
+    near = [
+        det("5C", (382.0, 210.0, 393.0, 231.0), 1.0),
+        det("5C", (386.0, 209.0, 398.0, 231.0), 1.0),
+        det("5C", (378.0, 210.0, 388.0, 230.0), 0.99),
+    ]
+    assert shapes(group_cards([far, *near], px_per_cm=12.0)) == [("5C", 2)]
+
+
 def test_an_unsure_corner_naming_the_card_pairs_with_its_read_corner_and_keeps_a_fan_apart() -> (
     None
 ):
