@@ -14,6 +14,7 @@ from vision.synth.procedural import make_face, random_style, render_procedural
 from vision.synth.scenes import (
     SCENE_CHUNK,
     _halves_shown,
+    _shown_points,
     render_scene,
     scene_name,
     synthesize,
@@ -360,10 +361,13 @@ def test_an_index_whose_lower_half_lies_under_another_card_shows_half_of_its_mar
     size = 100
     quad = rect_quad(20, 20, 40, 60)  # 20 wide, 40 tall: rank above, suit below
     idmap = np.ones((size, size), np.int32)
-    flat = np.eye(3)
-    assert _halves_shown(np.eye(2, 3), quad, 1, idmap, flat, size, size // 2) > 0.95
+
+    def shown(q: np.ndarray) -> tuple[np.ndarray, int]:
+        return _shown_points(np.eye(2, 3), q, 1, idmap, np.eye(3), size, size // 2)
+
+    assert _halves_shown(quad, shown) > 0.95
     idmap[44:, :] = 2  # the next card covers the suit, 40 % of the index
-    assert _halves_shown(np.eye(2, 3), quad, 1, idmap, flat, size, size // 2) < 0.25
+    assert _halves_shown(quad, shown) < 0.25
     idmap[:] = 1
     idmap[:, :28] = 2  # the left 40 % covered: rank and suit each still show 60 %
-    assert 0.55 < _halves_shown(np.eye(2, 3), quad, 1, idmap, flat, size, size // 2) < 0.7
+    assert 0.55 < _halves_shown(quad, shown) < 0.7

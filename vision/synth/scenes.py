@@ -671,14 +671,18 @@ def half_hidden(
     """The labelled corner indices (as :func:`_labels` boxes them) whose rank or suit shows
     less than :data:`MIN_VISIBLE`: the rest of the index shows, but what it says may not
     (an 8 whose suit lies under the next card). A whole face is never one."""
+
+    def shown_on(
+        matrix: np.ndarray, card_id: int
+    ) -> Callable[[np.ndarray], tuple[np.ndarray, int]]:
+        return lambda quad: _shown_points(matrix, quad, card_id, idmap, hom, size, imgsz)
+
     for i, p in enumerate(placed):
         if p.face is None or p.face.whole_face:
             continue
         for q in p.face.corners:
             box = _visible_box(p.matrix, q, i + 1, MIN_VISIBLE, idmap, hom, size, imgsz)
-            if box is not None and (
-                _halves_shown(p.matrix, q, i + 1, idmap, hom, size, imgsz) < MIN_VISIBLE
-            ):
+            if box is not None and _halves_shown(q, shown_on(p.matrix, i + 1)) < MIN_VISIBLE:
                 yield (CLASS_ID[p.face.identity], *box)
 
 
@@ -783,22 +787,14 @@ def _visible_box(
     return float(bx0), float(by0), float(bx1), float(by1)
 
 
-def _halves_shown(
-    matrix: np.ndarray,
-    quad: np.ndarray,
-    card_id: int,
-    idmap: np.ndarray,
-    hom: np.ndarray,
-    size: int,
-    imgsz: int,
-) -> float:
+def _halves_shown(quad: np.ndarray, shown: Callable[[np.ndarray], tuple[np.ndarray, int]]) -> float:
     """The smaller share that shows of ``quad``'s two halves along the face's long side: of a
-    corner index, its rank's and its suit's."""
+    corner index, its rank's and its suit's (``shown``: :func:`_shown_points` of a quad)."""
     (x0, y0), (x1, y1) = quad.min(0), quad.max(0)
     mid = (y0 + y1) / 2
     shares = []
     for half in (rect_quad(x0, y0, x1, mid), rect_quad(x0, mid, x1, y1)):
-        pts, total = _shown_points(matrix, half, card_id, idmap, hom, size, imgsz)
+        pts, total = shown(half)
         shares.append(len(pts) / total if total else 0.0)
     return min(shares)
 
