@@ -223,15 +223,10 @@ def _read_twice(a: Box, b: Box, px_per_cm: float | None = None) -> bool:
     distance = math.hypot(ax - bx, ay - by)
     if px_per_cm is not None and distance >= FAN_STEP_CM * px_per_cm and _alike(a, b):
         return iou(a, b) >= DUPLICATE_IOU
-    if px_per_cm is not None and distance < FAN_STEP_CM * px_per_cm and _touch(a, b):
-        return True
+    if px_per_cm is not None and distance < FAN_STEP_CM * px_per_cm and iou(a, b) > 0:
+        return True  # the two boxes touch
     close = distance < DUPLICATE_SIDES * max(_short_side(a), _short_side(b))
     return close or is_duplicate(a, b)
-
-
-def _touch(a: Box, b: Box) -> bool:
-    """Whether two boxes share any area."""
-    return min(a[2], b[2]) > max(a[0], b[0]) and min(a[3], b[3]) > max(a[1], b[1])
 
 
 def _alike(a: Box, b: Box) -> bool:
