@@ -21,7 +21,12 @@ such strips, by geometry and the paper's brightness, and asking the classifier w
   ``DEFAULT_STEP_CM``); past such a cut, a guess, a strip is looked at from ``CUT_INSET_CM``
   on (steps vary, and the card on the left's picture reaches to the edge it is cut at).
   Between read cards a gap shows only a card's width past a left
-  index: nearer, it is that card's own face as likely as a card missed (a wider fan step);
+  index: nearer, it is that card's own face as likely as a card missed (a wider fan step) —
+  unless the localiser was sure of an index there: a box read weakly in the row of the read
+  cards' left indices, a fan step (``BETWEEN_STEP_CM``) from the read index on either side of
+  it, is the card its track reads, in doubt (an unseen 4-colour deck's lead of 4C 4C 5C 5C, the
+  second 4C boxed surely and read KC 0.46–0.49 or 4C 0.45, was read 4C 5C 5C: validation hand
+  9040); a card's own face prints no index a step past its own;
 * a missed strip is a joker only when the classifier reads it as one. One holding a box the
   localiser was sure of (an index read unsurely: ``CardDetector.detect(unread=...)``) is an
   index card and is not asked again: it is the card that index's weak reads name, in doubt
@@ -89,6 +94,8 @@ WHOLE_CARD_CM = 3.0  # a box this wide both ways is a card boxed whole, not an i
 WHOLE_JOKER_CM = 5.0  # … and a joker's, not a part of its picture (a collar 3.3 cm wide)
 DEFAULT_STEP_CM = 1.55
 STEP_RANGE_CM = (0.8, 4.0)  # read cards' left edges this far apart are fan neighbours
+BETWEEN_STEP_CM = (1.1, 4.0)  # an index between two read ones, this far from each along the fan
+INDEX_ROW_CM = 0.6  # index centres this near across the fan lie in one row
 EDGE_CM = 0.25  # paper eroded before looking at a strip: a card's edge and shadow are grey
 STRIP_INSET_CM = 0.15  # a strip is looked at this far in from its ends …
 CUT_INSET_CM = 0.6  # … and from its left end where a gap of several strips was cut
@@ -99,6 +106,11 @@ CORNER_MARK_INSET_CM = 1.4  # … its centre this far from the card's end
 STRIP_JOKER_CONF = 0.5  # a strip read as a joker this surely is that joker
 STRIP_CARD_CONF = 0.9  # a strip's corner mark read as an index card this surely is that card
 STRIP_CONFIDENCE = 0.6
+
+
+Fan = tuple[np.ndarray, np.ndarray, np.ndarray, float, float]
+"""A fan's centre (cm), unit axes along it (toward the player's right) and across, and its
+length and breadth (cm)."""
 
 
 @dataclass(frozen=True)
@@ -176,11 +188,14 @@ def hidden_jokers(
     was not read surely (view pixels), ``weak_reads`` how some of those boxes read all the same,
     ``fan_right`` the player's right in view axes; ``read_strips`` reads the
     strips (without it no strip is a joker)."""
-    strips = unexplained_strips(paper, view_bgr, cards, fan_right, px_per_cm)
+    strips, between = _look_at_fans(paper, view_bgr, cards, fan_right, px_per_cm, weak_reads)
     faces = sum(strip.face for strip in strips)
     readable = [s for s in strips if s.face or s.drawn_in_ink]
     held = [(s, _read_weakly(s, weak_reads)) for s in readable if s.holds_any(unread_indices)]
     indices = [card for _, card in held if card]
+    indices += [
+        _in_doubt(read) for read in between if not any(s.holds_any([read.box]) for s in strips)
+    ]
     named_faces = sum(strip.face for strip, card in held if card)
     asked = [s for s in readable if read_strips and not any(s is h for h, _ in held)]
     looks = [(strip.box, *strip.corners) for strip in asked]
@@ -230,9 +245,13 @@ def _read_weakly(strip: Strip, weak_reads: Sequence[UnsureCorner]) -> CardSighti
     on_strip = [read for read in weak_reads if strip.holds_any([read.box])]
     if not on_strip:
         return None
-    surest = max(on_strip, key=lambda read: read.confidence)
-    confidence = min(surest.confidence, STRIP_CONFIDENCE)
-    return CardSighting(surest.identity, [surest.box], confidence, runner_up=surest.runner_up)
+    return _in_doubt(max(on_strip, key=lambda read: read.confidence))
+
+
+def _in_doubt(read: UnsureCorner) -> CardSighting:
+    """The card an index read weakly names, in doubt."""
+    confidence = min(read.confidence, STRIP_CONFIDENCE)
+    return CardSighting(read.identity, [read.box], confidence, runner_up=read.runner_up)
 
 
 def joker_in_every_read(reads: Sequence[Read]) -> tuple[str, float] | None:
@@ -305,9 +324,25 @@ def unexplained_strips(
     px_per_cm: float,
 ) -> list[Strip]:
     """Every stretch of a fan on the view that the ``cards`` read do not explain."""
+    return _look_at_fans(paper, view_bgr, cards, fan_right, px_per_cm)[0]
+
+
+def _look_at_fans(
+    paper: np.ndarray,
+    view_bgr: np.ndarray,
+    cards: Sequence[CardSighting],
+    fan_right: tuple[float, float],
+    px_per_cm: float,
+    weak_reads: Sequence[UnsureCorner] = (),
+) -> tuple[list[Strip], list[UnsureCorner]]:
+    """Every stretch of a fan on the view that the ``cards`` read do not explain, and the
+    ``weak_reads`` that lie between two read cards' indices of a fan (see the module
+    docstring)."""
     paper = _sharpened(paper, view_bgr, px_per_cm)
     n, labels, stats, _ = cv2.connectedComponentsWithStats(paper)
     strips: list[Strip] = []
+    between: list[UnsureCorner] = []
+    read_boxes = {box for card in cards for box in card.boxes}
     for label in range(1, n):
         if stats[label, cv2.CC_STAT_AREA] < 0.4 * CARD_W_CM * CARD_H_CM * px_per_cm**2:
             continue
@@ -316,9 +351,17 @@ def unexplained_strips(
         if fan is None:
             continue
         centre, along, across, length, breadth = fan
-        spans, lefts = _explained(cards, centre, along, across, length, breadth, px_per_cm)
+        spans, lefts = _explained(cards, fan, px_per_cm)
         if not spans:
             continue  # a card nobody read at all: the lone-blob reading's business
+        indices = _read_index_points(cards, fan, px_per_cm)
+        between += [
+            read
+            for read in weak_reads
+            if read.box not in read_boxes
+            and (point := _fan_point(read.box, fan, px_per_cm)) is not None
+            and _between_read_indices(point, indices)
+        ]
         step = _fan_step(lefts)
         inside = cv2.erode(blob, np.ones((3, 3), np.uint8), iterations=_px(EDGE_CM, px_per_cm))
         for start, end in _gaps(spans, -length / 2, length / 2):
@@ -336,7 +379,46 @@ def unexplained_strips(
                 strip = _strip(polygon, looked * px_per_cm, inside, view_bgr)
                 corners = _corner_boxes(centre, along, across, u0, u1, breadth, px_per_cm)
                 strips.append(replace(strip, corners=corners))
-    return strips
+    return strips, between
+
+
+def _fan_point(box: Box, fan: Fan, px_per_cm: float) -> tuple[float, float] | None:
+    """Where the centre of ``box`` (view px) lies along and across the ``fan`` (cm from its
+    centre); none when off the fan (with half a centimetre's slack)."""
+    centre, along, across, length, breadth = fan
+    x0, y0, x1, y1 = box
+    offset = np.array(((x0 + x1) / 2, (y0 + y1) / 2)) / px_per_cm - centre
+    u, v = float(offset @ along), float(offset @ across)
+    if abs(v) > breadth / 2 + 0.5 or abs(u) > length / 2 + 0.5:
+        return None
+    return u, v
+
+
+def _read_index_points(
+    cards: Sequence[CardSighting], fan: Fan, px_per_cm: float
+) -> list[tuple[float, float]]:
+    """Where the index boxes of the index cards read lie on the ``fan`` (cm along, across)."""
+    points = []
+    for card in cards:
+        if card.identity in JOKERS:
+            continue
+        for box in card.boxes:
+            if min(box[2] - box[0], box[3] - box[1]) / px_per_cm >= WHOLE_CARD_CM:
+                continue
+            if (point := _fan_point(box, fan, px_per_cm)) is not None:
+                points.append(point)
+    return points
+
+
+def _between_read_indices(point: tuple[float, float], read: Sequence[tuple[float, float]]) -> bool:
+    """Whether an index at ``point`` on a fan lies in the row of the ``read`` indices, a fan
+    step (``BETWEEN_STEP_CM``) from the nearest of them on either side."""
+    u, v = point
+    row = [ru for ru, rv in read if abs(rv - v) <= INDEX_ROW_CM]
+    left = [u - ru for ru in row if ru < u]
+    right = [ru - u for ru in row if ru > u]
+    low, high = BETWEEN_STEP_CM
+    return bool(left and right) and all(low <= min(gaps) <= high for gaps in (left, right))
 
 
 def _corner_boxes(
@@ -402,9 +484,7 @@ def _filled(mask: np.ndarray) -> np.ndarray:
     return filled
 
 
-def _fan_axes(
-    blob: np.ndarray, fan_right: tuple[float, float], px_per_cm: float
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, float] | None:
+def _fan_axes(blob: np.ndarray, fan_right: tuple[float, float], px_per_cm: float) -> Fan | None:
     """The fan's centre (cm), unit axes along it (toward ``fan_right``) and across, and its
     length and breadth (cm); ``None`` when the blob is not one card's height across."""
     centre, first, second, w, h = _rotated_rect(blob, px_per_cm)
@@ -435,16 +515,11 @@ def _rotated_rect(
 
 
 def _explained(
-    cards: Sequence[CardSighting],
-    centre: np.ndarray,
-    along: np.ndarray,
-    across: np.ndarray,
-    length: float,
-    breadth: float,
-    px_per_cm: float,
+    cards: Sequence[CardSighting], fan: Fan, px_per_cm: float
 ) -> tuple[list[tuple[float, float]], list[float]]:
     """The stretches along the fan (cm from its centre) the cards read explain, and the left
     edges of the cards whose left edge is known."""
+    centre, along, _, length, _ = fan
     spans: list[tuple[float, float]] = []
     lefts: list[float] = []
     parts: list[tuple[float, float]] = []  # jokers boxed by a part of their picture
@@ -452,8 +527,7 @@ def _explained(
         indices: list[float] = []
         # Only the card's boxes on this fan: a copy read elsewhere may have been grouped in.
         for x0, y0, x1, y1 in card.boxes:
-            offset = np.array(((x0 + x1) / 2, (y0 + y1) / 2)) / px_per_cm - centre
-            if abs(offset @ across) > breadth / 2 + 0.5 or abs(offset @ along) > length / 2 + 0.5:
+            if _fan_point((x0, y0, x1, y1), fan, px_per_cm) is None:
                 continue
             corners = np.array([(x0, y0), (x1, y0), (x0, y1), (x1, y1)]) / px_per_cm - centre
             u = corners @ along

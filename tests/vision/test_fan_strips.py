@@ -319,6 +319,36 @@ def test_a_strip_whose_index_was_read_weakly_is_the_card_that_read_names_in_doub
     assert found.indices == () and found.unnamed == 1
 
 
+def test_an_index_read_weakly_a_fan_step_between_two_read_cards_is_a_card_in_doubt() -> None:
+    """A card's own face prints no index a fan step past its own: an index the localiser was
+    sure of there, read weakly, is a card lying between the two read ones (an unseen deck's
+    4C 4C 5C 5C, the second 4C read KC 0.47, runner-up 4C, was read 4C 5C 5C)."""
+    view, (a, b, c, top) = draw_fan(["index"] * 4, steps=[18, 20, 18])
+    cards = [index_card("4C", a), index_card("5C", c), index_card("5C", top, True)]
+    weak = [Detection("KC", left_index(b), 0.47, runner_up="4C")]
+    found = hidden_jokers(paper_of(view), view, cards, [left_index(b)], SOUTH_RIGHT, PX, None, weak)
+    (card,) = found.indices
+    assert (card.identity, card.confidence, card.runner_up) == ("KC", 0.47, "4C")
+    assert found.unnamed == 0 and found.jokers == []
+
+
+def test_an_index_read_weakly_off_the_row_or_near_a_read_one_is_no_card_between() -> None:
+    view, (a, b, c, top) = draw_fan(["index"] * 4, steps=[18, 20, 18])
+    cards = [index_card("4C", a), index_card("5C", c), index_card("5C", top, True)]
+    x0, y0, x1, y1 = left_index(b)
+    pip = (x0, y0 + 15, x1, y1 + 15)  # under the index row: a pip, a court card's picture
+    near = (x0 - 9, y0, x1 - 9, y1)  # under a centimetre from the 4C's index: its own
+    for box in (pip, near):
+        weak = [Detection("KC", box, 0.47, runner_up="4C")]
+        found = hidden_jokers(paper_of(view), view, cards, [box], SOUTH_RIGHT, PX, None, weak)
+        assert found.indices == ()
+    # Past the fan's read cards, not between two of them: the strips' business.
+    weak = [Detection("KC", left_index(b), 0.47, runner_up="4C")]
+    alone = [index_card("5C", top, True)]
+    found = hidden_jokers(paper_of(view), view, alone, [], SOUTH_RIGHT, PX, None, weak)
+    assert found.indices == ()
+
+
 def test_a_strip_whose_corner_mark_reads_an_index_card_surely_is_that_card_in_doubt() -> None:
     view, (under, top) = draw_fan(["index", "index"])
     cards = [index_card("AC", top, True)]
