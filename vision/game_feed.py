@@ -215,7 +215,10 @@ class GameFeed:
         for card, confidence in ev.unsure:
             read_doubt[card] = min(confidence, read_doubt.get(card, confidence))
         taken = self._runner_ups_the_deck_allows(extra, play, f"trick {number}", ev.seat)
-        extra = [c for c in extra if c not in taken]
+        # Counted again: a card read twice in this play stays a third copy after one copy is
+        # taken as its runner-up (validation hand 9045: N's 4D 4D 3D read KD KD 3D, one KD in
+        # doubt, after S's KD KD), and its other copy is then as likely misread.
+        extra = self._third_copies(play["cards"], self._counts())
         if extra:
             found.append(
                 RecognitionConflictEvent(
@@ -513,7 +516,7 @@ class GameFeed:
         doubt: dict[str, Any] = {"cards": list(ev.cards)}
         _note_doubt(doubt, ev)
         taken = self._runner_ups_the_deck_allows(extra, doubt, "the kitty", None)
-        extra = [c for c in extra if c not in taken]
+        extra = self._third_copies(doubt["cards"], self._counts())
         _doubt_extra_copies(doubt, extra)  # the kitty is read last: its copy makes the third
         self._record["kitty"] = doubt["cards"]
         if "unsure" in doubt:

@@ -433,6 +433,26 @@ def test_game_feed_a_third_copy_takes_the_one_runner_up_the_deck_allows_among_co
     assert not [i for i in feed.audit().infractions if i.kind == "duplicate_card"]
 
 
+def test_game_feed_a_card_still_a_third_copy_after_its_runner_up_is_taken_stays_in_doubt() -> None:
+    # validation hand 9045: S played KD twice; N's 4D 4D 3D read KD KD 3D, one KD in doubt
+    # (maybe 4D). That copy is taken as 4D, and the other KD, still a third copy, is as likely
+    # misread: it is marked unsure, so neither a duplicate nor what rests on it is asserted
+    feed = GameFeed(declarer="S", trump="H")
+    feed_plays(feed, "S:KD W:3S N:4S E:5S")
+    feed_plays(feed, "S:KD W:6S N:7S E:8S", t0=10.0)
+    conflicts = feed.apply(
+        PlayEvent(
+            "N", ("KD", "KD", "3D"), 20.0, 20.7, unsure=(("KD", 0.27),), maybe=(("KD", "4D"),)
+        )
+    )
+    assert sorted(c.kind for c in conflicts) == ["third_copy", "third_copy"]
+    n_play = feed.record["tricks"][2]["plays"][0]
+    assert n_play["cards"] == ["4D", "KD", "3D"]
+    assert set(n_play["unsure"]) == {"4D", "KD"}
+    (duplicate,) = [i for i in feed.audit().infractions if i.kind == "duplicate_card"]
+    assert duplicate.to_check
+
+
 def test_game_feed_a_third_copy_keeps_its_reads_when_the_deck_does_not_single_one_out() -> None:
     # two copies in doubt, each with a runner-up: either may be the misread one
     def as_in_doubt(t: float) -> PlayEvent:
