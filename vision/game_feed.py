@@ -39,7 +39,9 @@ in doubt with a runner-up the deck still has room for takes that runner-up in th
 play's read stays in doubt; :meth:`GameFeed._runner_ups_the_deck_allows`), and a play holding
 ``m`` cards more than every other play of its trick (two or more, all one count), exactly ``m``
 of them read in doubt, is taken without those (named in a ``count_mismatch`` conflict;
-:meth:`GameFeed._leave_out_doubtful_surplus`). A
+:meth:`GameFeed._leave_out_doubtful_surplus`), and a lead one card short of all three
+followers, exactly one of its cards read in doubt with a runner-up the deck has room for, holds
+that runner-up too, both in doubt (:meth:`GameFeed._complete_a_short_lead_from_its_runner_up`). A
 seat's second play in one trick is merged into its first, the only way the record stays one play
 per seat per trick. A play's ``unsure`` reads and a collected trick's ``unread`` seats (cards
 that were there but never read steadily) go into the record, so that the audit puts what rests
@@ -250,7 +252,7 @@ class GameFeed:
             _keep_doubt_of_cards(earlier)
             _doubt_extra_copies(earlier, extra)
             found += self._leave_out_doubtful_surplus(number, plays, ev.t_landed)
-            self._doubt_counts(number, plays)
+            found += self._doubt_counts(number, plays, ev.t_landed)
             return found
         if plays and len(plays[0]["cards"]) != len(ev.cards):
             lead = plays[0]
@@ -267,7 +269,7 @@ class GameFeed:
         _doubt_extra_copies(play, extra)
         plays.insert(self._turn_position(plays, ev), play)
         found += self._leave_out_doubtful_surplus(number, plays, ev.t_landed)
-        self._doubt_counts(number, plays)
+        found += self._doubt_counts(number, plays, ev.t_landed)
         return found
 
     def _leave_out_doubtful_surplus(
@@ -365,23 +367,26 @@ class GameFeed:
             taken[card] = (named, seat, other)
         return taken
 
-    def _doubt_counts(self, number: int, plays: list[dict[str, Any]]) -> None:
+    def _doubt_counts(
+        self, number: int, plays: list[dict[str, Any]], t: float
+    ) -> list[RecognitionConflictEvent]:
         """A play whose card count disagrees with the lead's rests on a reading the game does
         not allow — at a table a card hidden in a fan, or one too many, far more often than a
         player out of line — so its cards are marked unsure: an infraction proven from it (the
         count itself, a revoke, hidden cards) is put to the referee as a question. When all
         three followers agree against the lead, the lead is the misread one
-        (:func:`_doubt_a_lead_the_followers_contradict`) and the followers' marks are taken
-        back."""
+        (:func:`_doubt_a_lead_the_followers_contradict`), the followers' marks are taken
+        back, and a lead one card short may take its runner-up
+        (:meth:`_complete_a_short_lead_from_its_runner_up`)."""
         if not plays:
-            return
+            return []
         if _doubt_a_lead_the_followers_contradict(plays):
             for play in plays[1:]:
                 added = self._count_doubt.pop((number, play["seat"]), [])
                 play["unsure"] = [c for c in play.get("unsure", ()) if c not in added]
                 if not play["unsure"]:
                     del play["unsure"]
-            return
+            return self._complete_a_short_lead_from_its_runner_up(number, plays, t)
         count = len(plays[0]["cards"])
         for play in plays[1:]:
             key = (number, play["seat"])
@@ -391,6 +396,45 @@ class GameFeed:
             self._count_doubt[key] = added
             play["unsure"] = [*play.get("unsure", ()), *added]
         _doubt_a_lead_half_the_trick_contradicts(plays)
+        return []
+
+    def _complete_a_short_lead_from_its_runner_up(
+        self, number: int, plays: list[dict[str, Any]], t: float
+    ) -> list[RecognitionConflictEvent]:
+        """Prefer the reading the trick allows: a lead read one card short of what all three
+        followers played, exactly one of its cards read in doubt with a runner-up that is
+        another card the deck still has room for, holds that runner-up too — two cards lying
+        close whose indices were joined as one card's two corners read as two cards
+        (validation hand 9046: W's 10C + QC, the QC 0.9 cm over the 10C, read 10C, maybe QC).
+        Both stay in doubt, so what rests on them is the referee's question; a
+        ``count_mismatch`` conflict names the card added. A follower short of the others is
+        never completed: a short follow is an infraction to find."""
+        lead, *followers = plays
+        count = len(followers[0]["cards"])
+        read_doubt = self._read_doubt.get((number, lead["seat"]), {})
+        maybe: dict[str, str] = lead.get("maybe", {})
+        with_runner_up = [c for c in dict.fromkeys(lead["cards"]) if c in read_doubt and c in maybe]
+        if len(lead["cards"]) != count - 1 or len(with_runner_up) != 1:
+            return []
+        (card,) = with_runner_up
+        other = maybe[card]
+        if self._counts()[other] >= COPIES:
+            return []
+        del maybe[card]
+        lead["cards"].insert(lead["cards"].index(card) + 1, other)
+        _mark_unsure(lead, [card, other])
+        _keep_doubt_of_cards(lead)
+        return [
+            RecognitionConflictEvent(
+                "count_mismatch",
+                lead["seat"],
+                (other,),
+                f"trick {number}: every follower played {count} card(s), {lead['seat']}'s lead "
+                f"was read with {count - 1}: its {card} ({read_doubt[card]:.2f}), read in doubt "
+                f"with runner-up {other}, is taken as {card} and {other}, both in doubt",
+                t,
+            )
+        ]
 
     def _turn_position(self, plays: list[dict[str, Any]], ev: PlayEvent) -> int:
         """Where a play joins its trick: after the plays that landed before it, except those
@@ -421,6 +465,7 @@ class GameFeed:
 
     def _takeback(self, ev: TakebackEvent) -> list[RecognitionConflictEvent]:
         number = self._trick_at(ev.t)
+        found: list[RecognitionConflictEvent] = []
         item: dict[str, Any] = {"seat": ev.seat, "cards": list(ev.cards), "t": ev.t}
         item["trick"] = number
         doubt: dict[str, Any] = {"cards": list(ev.cards)}
@@ -449,14 +494,14 @@ class GameFeed:
             _keep_doubt_of_cards(play)
             if not play["cards"]:
                 plays.remove(play)
-            self._doubt_counts(number, plays)
+            found = self._doubt_counts(number, plays, ev.t)
         if unsure:
             item["unsure"] = list(dict.fromkeys(unsure))
             item["maybe"] = {c: o for c, o in maybe.items() if c in item["unsure"]}
             if not item["maybe"]:
                 del item["maybe"]
         self._record.setdefault("takebacks", []).append(item)
-        return []
+        return found
 
     def _exposed(self, ev: ExposedCardEvent) -> list[RecognitionConflictEvent]:
         item: dict[str, Any] = {"seat": ev.seat, "cards": [ev.card], "t": ev.t}

@@ -453,6 +453,43 @@ def test_game_feed_a_card_still_a_third_copy_after_its_runner_up_is_taken_stays_
     assert duplicate.to_check
 
 
+def test_game_feed_a_lead_one_card_short_of_all_three_followers_takes_its_runner_up_too() -> None:
+    # validation hand 9046: W led 10C + QC, the QC lying 0.9 cm over the 10C; the two indices
+    # were joined as one card's corners, read 10C in doubt (maybe QC), and all three followers
+    # played two cards: the lead is recorded 10C QC, both in doubt, and nothing is asserted
+    feed = GameFeed(declarer="W", trump="H")
+    feed.apply(PlayEvent("W", ("10C",), 0.0, 0.7, unsure=(("10C", 0.94),), maybe=(("10C", "QC"),)))
+    conflicts = feed_plays(feed, "N:8H,9C E:4S,6H S:2D,4D", t0=2.0)
+    assert [c.kind for c in conflicts] == ["count_mismatch"] * 4
+    assert conflicts[-1].seat == "W" and conflicts[-1].cards == ("QC",)
+    lead = feed.record["tricks"][0]["plays"][0]
+    assert lead["cards"] == ["10C", "QC"] and set(lead["unsure"]) == {"10C", "QC"}
+    assert "maybe" not in lead
+    assert not [i for i in feed.audit().infractions if not i.to_check]
+
+
+def test_game_feed_a_short_lead_or_follower_is_completed_only_as_the_deck_and_trick_allow() -> None:
+    def lead_10c(feed: GameFeed, t: float) -> None:
+        feed.apply(
+            PlayEvent("W", ("10C",), t, t + 0.7, unsure=(("10C", 0.94),), maybe=(("10C", "QC"),))
+        )
+
+    # the runner-up is already two copies: the lead stays one card, in doubt
+    feed = GameFeed(declarer="W", trump="H")
+    feed_plays(feed, "W:QC,QC N:3C,3C E:4C,4C S:5C,5C")
+    lead_10c(feed, 10.0)
+    feed_plays(feed, "N:8H,9C E:4S,6H S:2D,4D", t0=12.0)
+    assert feed.record["tricks"][1]["plays"][0]["cards"] == ["10C"]
+    # a follower one card short is a short follow to find, not a reading to complete
+    feed = GameFeed(declarer="W", trump="H")
+    feed.apply(PlayEvent("W", ("8H", "9H"), 0.0, 0.7))
+    feed.apply(PlayEvent("N", ("2S", "3S"), 2.0, 2.7))
+    feed.apply(PlayEvent("E", ("10C",), 4.0, 4.7, unsure=(("10C", 0.94),), maybe=(("10C", "QC"),)))
+    feed_plays(feed, "S:4S,5S", t0=6.0)
+    assert feed.record["tricks"][0]["plays"][2]["cards"] == ["10C"]
+    assert [i for i in feed.audit().infractions if i.kind == "card_count"]
+
+
 def test_game_feed_a_third_copy_keeps_its_reads_when_the_deck_does_not_single_one_out() -> None:
     # two copies in doubt, each with a runner-up: either may be the misread one
     def as_in_doubt(t: float) -> PlayEvent:
