@@ -15,7 +15,10 @@ such strips, by geometry and the paper's brightness, and asking the classifier w
   index — it may lie under everything to its right —, leftward from an index at the fan's
   right end: the top card's other corner); a joker boxed by a part of its picture every place
   the card could lie around that part — but as far right as it can when it is the only card
-  read on a fan longer than one card (its picture shows: the top card);
+  read on a fan longer than one card (its picture shows: the top card), and at the fan's right
+  end when it was boxed at several parts: one of them left of there is the card under it (an
+  unseen 4-colour deck's pair of big jokers fanned 1.6 cm apart, the under card's ringed corner
+  mark and the top card's "JOKER" lettering grouped as one joker: validation hand 9048);
 * a stretch at either end of the fan that no card explains, wider than ``MIN_STRIP_CM``, is
   cards the read missed, one per fan step (the spacing of the read cards' left edges, else
   ``DEFAULT_STEP_CM``); past such a cut, a guess, a strip is looked at from ``CUT_INSET_CM``
@@ -523,7 +526,8 @@ def _explained(
     spans: list[tuple[float, float]] = []
     lefts: list[float] = []
     parts: list[tuple[float, float]] = []  # jokers boxed by a part of their picture
-    for card in cards:
+    parted: set[int] = set()  # … which cards those parts are of
+    for number, card in enumerate(cards):
         indices: list[float] = []
         # Only the card's boxes on this fan: a copy read elsewhere may have been grouped in.
         for x0, y0, x1, y1 in card.boxes:
@@ -542,6 +546,7 @@ def _explained(
                 spans.append((float(u.min()), float(u.max())))  # a card boxed whole
             elif card.identity in JOKERS:
                 parts.append((float(u.min()), float(u.max())))
+                parted.add(number)
             else:
                 indices.append(float(u.mean()))
         if not indices:
@@ -555,8 +560,14 @@ def _explained(
         else:
             spans.append((first - INDEX_INSET_CM, first - INDEX_INSET_CM + CARD_W_CM))
             lefts.append(first - INDEX_INSET_CM)
-    alone = len(parts) == 1 and not spans
-    spans += [_joker_part_span(u_min, u_max, length, alone) for u_min, u_max in parts]
+    if len(parts) > 1 and len(parted) == 1 and not spans and length - CARD_W_CM >= MIN_STRIP_CM:
+        # One joker boxed at several parts, the only card read on a fan longer than a card:
+        # the top card, at the fan's right end; a part of it boxed left of there is the card
+        # under it (its corner mark joined to the top card's lettering as one card's two).
+        spans.append((length / 2 - CARD_W_CM, length / 2))
+    else:
+        alone = len(parts) == 1 and not spans
+        spans += [_joker_part_span(lo, hi, length, alone) for lo, hi in parts]
     return spans, lefts
 
 

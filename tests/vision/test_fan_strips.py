@@ -381,6 +381,17 @@ def test_a_lone_joker_read_by_a_part_on_a_fan_longer_than_a_card_is_its_top_card
     assert jokers(view, cards, classifier) == []
 
 
+def test_a_lone_joker_boxed_at_several_parts_on_a_fan_longer_than_a_card_is_its_top_card() -> None:
+    # Two big jokers fanned 1.5 cm apart; the under one's corner mark and the top one's
+    # "JOKER" lettering by its right edge were grouped as one joker (validation hand 9048): the
+    # joker is the fan's top card, and the strip left of it, holding that corner mark, is the
+    # second joker.
+    view, (under, top), classifier = fan(["coloured", "coloured"])
+    corner_mark = (under + 2.0, TOP + 3.0, under + 11.0, TOP + 12.0)
+    lettering = (top + W - 12.0, TOP + 30.0, top + W - 3.0, TOP + 55.0)
+    assert jokers(view, [CardSighting("BJ", [corner_mark, lettering], 0.95)], classifier) == ["BJ"]
+
+
 def test_a_joker_read_whole_from_a_fans_blob_is_its_top_card_only() -> None:
     # A pair of small jokers read whole from the paper's blob: the box holds both cards, and
     # the strip of the one under it is the second joker.
