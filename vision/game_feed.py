@@ -217,9 +217,8 @@ class GameFeed:
         for card, confidence in ev.unsure:
             read_doubt[card] = min(confidence, read_doubt.get(card, confidence))
         taken = self._runner_ups_the_deck_allows(extra, play, f"trick {number}", ev.seat)
-        # Counted again: a card read twice in this play stays a third copy after one copy is
-        # taken as its runner-up (validation hand 9045: N's 4D 4D 3D read KD KD 3D, one KD in
-        # doubt, after S's KD KD), and its other copy is then as likely misread.
+        # Counted again: a card read twice in this play stays a third copy when the deck had
+        # room for one runner-up only, and its other copy is then as likely misread.
         extra = self._third_copies(play["cards"], self._counts())
         if extra:
             found.append(
@@ -283,8 +282,9 @@ class GameFeed:
         the play holds twice (validation hand 9026: W's throw of seven read with a second 5C,
         5C in doubt, maybe JC), loses one copy; the other stays in doubt, and a takeback of
         that card is the misread copy going, not the other (9029: S's BJ read BJ BJ, the
-        phantom's going seen as a takeback). What was left out is named in a
-        ``count_mismatch`` conflict, for the referee to put back with a correction."""
+        phantom's going seen as a takeback). With more cards in doubt than too many, those
+        the deck cannot hold (a third copy) are the ones left out. What was left out is named
+        in a ``count_mismatch`` conflict, for the referee to put back with a correction."""
         found: list[RecognitionConflictEvent] = []
         for play in plays:
             others = [len(p["cards"]) for p in plays if p is not play]
@@ -295,6 +295,15 @@ class GameFeed:
             read_doubt = self._read_doubt.get((number, play["seat"]), {})
             copies = [c for c in play["cards"] if c in read_doubt]
             doubtful = list(dict.fromkeys(copies))
+            if len(doubtful) > surplus:
+                # More cards in doubt than too many: the deck singles out those it cannot
+                # hold (validation hand 9051: S's QH read in doubt, maybe 10H, and a
+                # phantom BJ beside it in doubt, a third copy).
+                seen = self._counts()
+                beyond = [c for c in doubtful if seen[c] > COPIES]
+                if len(beyond) == surplus:
+                    doubtful = beyond
+                    copies = [c for c in copies if c in beyond]
             # Doubt is read per identity: of two copies, one or both. With one card too many
             # either is the one to leave out; with more, which ones is not known.
             if surplus <= 0 or len(doubtful) != surplus or (surplus > 1 and copies != doubtful):
@@ -331,9 +340,12 @@ class GameFeed:
         runner-up that is not yet two copies (the others read surely, or in doubt with no
         runner-up the deck allows: validation hand 9027's S BJ+SJ read BJ BJ, the second in
         doubt, maybe SJ, and N's BJ later read in doubt with none), that copy is taken as its
-        runner-up (in the record, or in ``new``). A copy in doubt for another reason too (its
-        play's count disagreed with the lead's) leaves the reads as they are: the deck no
-        longer singles one out. The read stays unsure, its runner-up now the card first read,
+        runner-up (in the record, or in ``new``). Doubt is read per identity, so that one is a
+        play's: holding the copies too many (validation hand 9052: S's 4D 4D 6D 7D read
+        6D 7D KD KD in doubt, maybe 4D, after N's sure KD KD), it takes the runner-up for each
+        the deck has room for. A copy in doubt for another reason too (its play's count
+        disagreed with the lead's) leaves the reads as they are: the deck no longer singles one
+        out. The read stays unsure, its runner-up now the card first read,
         so what rests on it is still the referee's question and one click turns it back.
         Returns ``{card: (the copy taken, named for the referee; its seat; its runner-up)}``."""
         holders: list[tuple[str, str | None, dict[str, Any]]] = [
@@ -360,7 +372,11 @@ class GameFeed:
                 continue
             at, seat, holder = allowed[0]
             other = holder["maybe"].pop(card)
-            holder["cards"][holder["cards"].index(card)] = other
+            # Doubt is read per identity: a play holding both surplus copies (two decks' KD
+            # after two sure KD) takes the runner-up for each the deck has room for.
+            surplus = counts[card] - COPIES
+            for _ in range(min(surplus, holder["cards"].count(card), COPIES - counts[other])):
+                holder["cards"][holder["cards"].index(card)] = other
             holder["unsure"] = [other if c == card else c for c in holder["unsure"]]
             holder["maybe"][other] = card
             named = f"{seat}'s {card} of {at}" if seat else f"the kitty's {card}"

@@ -433,13 +433,35 @@ def test_game_feed_a_third_copy_takes_the_one_runner_up_the_deck_allows_among_co
     assert not [i for i in feed.audit().infractions if i.kind == "duplicate_card"]
 
 
-def test_game_feed_a_card_still_a_third_copy_after_its_runner_up_is_taken_stays_in_doubt() -> None:
-    # validation hand 9045: S played KD twice; N's 4D 4D 3D read KD KD 3D, one KD in doubt
-    # (maybe 4D). That copy is taken as 4D, and the other KD, still a third copy, is as likely
-    # misread: it is marked unsure, so neither a duplicate nor what rests on it is asserted
+def test_game_feed_a_play_holding_both_copies_too_many_in_doubt_takes_its_runner_up_for_each() -> (
+    None
+):
+    # validation hands 9045 and 9052 (the 4-colour deck's open-top 4 read K): S played KD
+    # twice; N's 4D 4D 3D read KD KD 3D, KD in doubt (maybe 4D). Doubt is read per identity,
+    # so both copies too many are N's: both are taken as 4D, still in doubt
     feed = GameFeed(declarer="S", trump="H")
     feed_plays(feed, "S:KD W:3S N:4S E:5S")
     feed_plays(feed, "S:KD W:6S N:7S E:8S", t0=10.0)
+    conflicts = feed.apply(
+        PlayEvent(
+            "N", ("KD", "KD", "3D"), 20.0, 20.7, unsure=(("KD", 0.27),), maybe=(("KD", "4D"),)
+        )
+    )
+    assert [c.kind for c in conflicts] == ["third_copy"]
+    assert "runner-up 4D" in conflicts[0].detail
+    n_play = feed.record["tricks"][2]["plays"][0]
+    assert n_play["cards"] == ["4D", "4D", "3D"]
+    assert n_play["unsure"] == ["4D"] and n_play["maybe"] == {"4D": "KD"}
+    assert not [i for i in feed.audit().infractions if i.kind == "duplicate_card"]
+
+
+def test_game_feed_a_card_still_a_third_copy_after_its_runner_up_is_taken_stays_in_doubt() -> None:
+    # as above with one 4D already played: the deck has room for one runner-up, so one KD is
+    # taken as 4D and the other, still a third copy, is as likely misread: it is marked
+    # unsure, so neither a duplicate nor what rests on it is asserted
+    feed = GameFeed(declarer="S", trump="H")
+    feed_plays(feed, "S:KD W:3S N:4S E:5S")
+    feed_plays(feed, "S:KD W:6S N:7S E:4D", t0=10.0)
     conflicts = feed.apply(
         PlayEvent(
             "N", ("KD", "KD", "3D"), 20.0, 20.7, unsure=(("KD", 0.27),), maybe=(("KD", "4D"),)
@@ -814,6 +836,28 @@ def test_game_feed_a_card_too_many_read_in_doubt_is_left_out_once_two_plays_agre
     assert feed.record["tricks"][0]["plays"][1] == {"seat": "W", "cards": ["JH", "JH"], "t": 1.0}
     feed.apply(PlayEvent("E", ("6H", "6H"), 3.0, 3.5))
     assert feed.audit().infractions == []
+
+
+def test_game_feed_of_more_cards_in_doubt_than_too_many_the_third_copy_is_left_out() -> None:
+    # validation hand 9051: S's QH read in doubt (maybe 10H), then a phantom BJ beside it, in
+    # doubt too and a third copy after E's two: the deck singles the BJ out
+    feed = GameFeed(declarer="E", trump="H")
+    feed_plays(feed, "E:BJ S:3S W:4S N:5S")
+    feed_plays(feed, "E:BJ S:6S W:7S N:8S", t0=10.0)
+    feed.apply(PlayEvent("N", ("7S",), 20.0, 20.5))
+    feed.apply(PlayEvent("E", ("5D",), 22.0, 22.5))
+    feed.apply(PlayEvent("S", ("QH",), 24.0, 24.5, unsure=(("QH", 0.71),), maybe=(("QH", "10H"),)))
+    feed.apply(PlayEvent("S", ("BJ",), 24.7, 25.2, unsure=(("BJ", 0.4),)))
+    s_play = feed.record["tricks"][2]["plays"][2]
+    assert s_play["cards"] == ["QH"] and s_play["unsure"] == ["QH"]
+    feed.apply(PlayEvent("W", ("4S",), 26.0, 26.5))
+    assert [p["cards"] for p in feed.record["tricks"][2]["plays"]] == [
+        ["7S"],
+        ["5D"],
+        ["QH"],
+        ["4S"],
+    ]
+    assert not [i for i in feed.audit().infractions if i.kind in ("duplicate_card", "card_count")]
 
 
 def test_game_feed_a_card_too_many_read_in_doubt_as_a_card_held_twice_loses_one_copy() -> None:
