@@ -41,7 +41,10 @@ play's read stays in doubt; :meth:`GameFeed._runner_ups_the_deck_allows`), and a
 of them read in doubt, is taken without those (named in a ``count_mismatch`` conflict;
 :meth:`GameFeed._leave_out_doubtful_surplus`), and a lead one card short of all three
 followers, exactly one of its cards read in doubt with a runner-up the deck has room for, holds
-that runner-up too, both in doubt (:meth:`GameFeed._complete_a_short_lead_from_its_runner_up`). A
+that runner-up too, both in doubt (:meth:`GameFeed._complete_a_short_lead_from_its_runner_up`);
+once the kitty shows, the one play of the hand that went unread is the cards the two decks are
+then short of, when they are as many as its trick's other plays hold, in doubt (a
+``deck_census`` conflict; :meth:`GameFeed._fill_the_unread_play_the_deck_is_short_of`). A
 seat's second play in one trick is merged into its first, the only way the record stays one play
 per seat per trick. A play's ``unsure`` reads and a collected trick's ``unread`` seats (cards
 that were there but never read steadily) go into the record, so that the audit puts what rests
@@ -63,7 +66,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from engine.audit import AuditReport, audit
-from engine.cards import COPIES, JOKERS, CardError, parse
+from engine.cards import COPIES, DECK_SIZE, JOKERS, CardError, full_deck, parse
 from engine.record import FORMAT, load_record
 from vision.events import (
     DeclarationEvent,
@@ -171,9 +174,9 @@ class GameFeed:
         if isinstance(event, PlayEvent):
             found = self._play(event)
         elif isinstance(event, TrickClearedEvent):
-            found = self._clear(event)
+            found = self._clear(event) + self._fill_the_unread_play_the_deck_is_short_of(event.t)
         elif isinstance(event, KittyEvent):
-            found = self._kitty(event)
+            found = self._kitty(event) + self._fill_the_unread_play_the_deck_is_short_of(event.t)
         elif isinstance(event, TakebackEvent):
             found = self._takeback(event)
         elif isinstance(event, ExposedCardEvent):
@@ -597,6 +600,53 @@ class GameFeed:
                 ev.t,
             ),
             *found,
+        ]
+
+    def _fill_the_unread_play_the_deck_is_short_of(
+        self, t: float | None
+    ) -> list[RecognitionConflictEvent]:
+        """Prefer the reading the deck allows once the hand is seen whole: when exactly one
+        play of the hand went unread (its cards were there, never read steadily; validation
+        hand 9054: E's small joker of a deck never trained on, by the collecting hand), the
+        other three plays of its trick hold ``k`` cards each, and the two decks less every card
+        recorded, the kitty's included, leave exactly ``k`` cards, those are that play, in
+        doubt, joined in its seat's turn: what rests on them is the referee's question, and a
+        ``deck_census`` conflict names them."""
+        tricks: list[dict[str, Any]] = self._record["tricks"]
+        unread = [
+            (n, seat) for n, trick in enumerate(tricks, 1) for seat in trick.get("unread", ())
+        ]
+        if len(unread) != 1 or "kitty" not in self._record:
+            return []
+        number, seat = unread[0]
+        trick = tricks[number - 1]
+        plays: list[dict[str, Any]] = trick["plays"]
+        counts = {len(p["cards"]) for p in plays}
+        seen = self._counts()
+        short = Counter(full_deck()) - seen
+        if len(plays) != 3 or len(counts) != 1:
+            return []
+        (count,) = counts
+        if sum(short.values()) != count or seen.total() + count != DECK_SIZE:
+            return []  # a card read as another, or hidden, leaves the census no single answer
+        cards = sorted(short.elements())
+        report = self.audit()
+        order = report.profile.seats_in_play_order(report.tricks[number - 1].leader)
+        pos = 0
+        while pos < len(plays) and order.index(plays[pos]["seat"]) < order.index(seat):
+            pos += 1
+        plays.insert(pos, {"seat": seat, "cards": cards, "unsure": list(dict.fromkeys(cards))})
+        del trick["unread"]
+        return [
+            RecognitionConflictEvent(
+                "deck_census",
+                seat,
+                tuple(cards),
+                f"trick {number}: {seat}'s cards, never read, are taken as {' '.join(cards)}, "
+                "the cards two decks hold that no other play or the kitty was read with "
+                "(in doubt)",
+                t,
+            )
         ]
 
 

@@ -14,9 +14,10 @@ feed standing in for it) to the event store:
   held in the pipeline's reordering buffer when the service died was never logged, and is seen
   and logged again if the cards are still there.
 * **Derived conflicts are not logged.** ``third_copy``, ``seat_played_twice``,
-  ``count_mismatch`` and ``incomplete_trick`` are what :class:`vision.game_feed.GameFeed` derives
-  from plays; the fold derives them per hand itself, so the pipeline's copies (from a feed that
-  knows nothing of hands or corrections) are dropped. The tracker's own conflicts are logged.
+  ``count_mismatch``, ``incomplete_trick`` and ``deck_census`` are what
+  :class:`vision.game_feed.GameFeed` derives from plays; the fold derives them per hand itself,
+  so the pipeline's copies (from a feed that knows nothing of hands or corrections) are dropped.
+  The tracker's own conflicts are logged.
 * **Snapshots.** When a play makes a trick's fourth, ``picture`` (if given) is asked for a JPEG
   of the frame that showed it; it is saved with :class:`chaodipi.table.evidence.Evidence` and a
   ``snapshot {hand, trick, path}`` event follows.
@@ -35,7 +36,7 @@ from chaodipi.table.live import LiveTable
 log = logging.getLogger(__name__)
 
 DERIVED_CONFLICTS = frozenset(
-    {"third_copy", "seat_played_twice", "count_mismatch", "incomplete_trick"}
+    {"third_copy", "seat_played_twice", "count_mismatch", "incomplete_trick", "deck_census"}
 )
 TIME_KEYS = ("t_landed", "t_stable", "t")
 Picture = Callable[[Mapping[str, Any]], bytes | None]

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from engine.cards import full_deck
 from vision.events import (
     DeclarationEvent,
     Event,
@@ -564,6 +565,43 @@ def test_game_feed_a_kitty_read_last_that_makes_a_third_copy_puts_the_duplicate_
     assert feed.record["kitty_unsure"] == ["3H"]
     (duplicate,) = [i for i in feed.audit().infractions if i.kind == "duplicate_card"]
     assert duplicate.to_check
+
+
+def feed_a_whole_hand_with_an_unread_play(feed: GameFeed, misread: bool = False) -> None:
+    """Two decks in 25 tricks of one card a seat and a kitty of eight, W's card of trick 1
+    (the JOKER, small) on the table but never read; ``misread`` reads N's 3S of trick 2 as 4S."""
+    cards = full_deck()
+    cards.remove("SJ")
+    cards.insert(1, "SJ")
+    for number in range(25):
+        t = 10.0 * number
+        for i, seat in enumerate(("S", "W", "N", "E")):
+            card = cards[4 * number + i]
+            if (number, seat) == (0, "W"):
+                continue
+            if misread and card == "3S":
+                card, misread = "4S", False
+            feed.apply(PlayEvent(seat, (card,), t + i, t + i + 0.5))
+        feed.apply(TrickClearedEvent(t + 8.0, unread=("W",) if number == 0 else ()))
+    feed.apply(KittyEvent(tuple(cards[100:]), 260.0))
+
+
+def test_game_feed_the_one_unread_play_is_the_card_the_whole_deck_is_short_of() -> None:
+    # validation hand 9054: E's small joker, of a deck never trained on, was never read;
+    # once the kitty shows, every other card of the two decks is accounted for
+    feed = GameFeed(declarer="S", trump="H")
+    feed_a_whole_hand_with_an_unread_play(feed)
+    first = feed.record["tricks"][0]
+    assert "unread" not in first
+    assert [p["seat"] for p in first["plays"]] == ["S", "W", "N", "E"]
+    assert first["plays"][1] == {"seat": "W", "cards": ["SJ"], "unsure": ["SJ"]}
+    (census,) = [c for c in feed.conflicts if c.kind == "deck_census"]
+    assert (census.seat, census.cards) == ("W", ("SJ",))
+    # a card read as another too: the deck is short of two cards for one unread, no answer
+    feed = GameFeed(declarer="S", trump="H")
+    feed_a_whole_hand_with_an_unread_play(feed, misread=True)
+    assert feed.record["tricks"][0]["unread"] == ["W"]
+    assert not [c for c in feed.conflicts if c.kind == "deck_census"]
 
 
 def test_game_feed_seat_twice_and_count_mismatch() -> None:
