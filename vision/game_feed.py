@@ -11,7 +11,9 @@ seat's play in this trick, not to the next trick), a ``kitty`` sets the kitty, a
 (the trick a later sweep closed, when the event comes after it), so that the audit raises
 ``takeback`` / ``exposed_card``. A takeback of cards the play was read unsurely with, or an
 exposed card read unsurely, carries that doubt (``unsure``, ``maybe``): the infraction is put to
-the referee as a question, never asserted.
+the referee as a question, never asserted. Cards that vanished with no hand seen are a read
+lost, not a takeback, when they had been left out as a misread or when their play holds as many
+cards as every other play of its trick (:meth:`GameFeed._a_misread_vanishing`).
 
 A ``declaration`` (cards shown face up at a seat before the first play) becomes a step of the
 record's ``before_play``, in the order seen: ``{"seat", "action": "declare", "cards", "t"}``
@@ -494,6 +496,9 @@ class GameFeed:
         tricks: list[dict[str, Any]] = self._record["tricks"]
         plays: list[dict[str, Any]] = tricks[number - 1]["plays"] if number <= len(tricks) else []
         play = next((p for p in plays if p["seat"] == ev.seat), None)
+        misread = self._a_misread_vanishing(number, plays, play, ev)
+        if misread is not None:
+            return [misread]
         if play is not None:
             # The play's count against the lead's says nothing of how its cards were read.
             by_count = self._count_doubt.pop((number, ev.seat), [])
@@ -521,6 +526,40 @@ class GameFeed:
                 del item["maybe"]
         self._record.setdefault("takebacks", []).append(item)
         return found
+
+    def _a_misread_vanishing(
+        self,
+        number: int,
+        plays: list[dict[str, Any]],
+        play: dict[str, Any] | None,
+        ev: TakebackEvent,
+    ) -> RecognitionConflictEvent | None:
+        """Prefer the reading the trick allows: cards that vanished from a play with no hand
+        seen (the takeback's ``unsure`` cards) are a read lost, not a takeback, when they were
+        left out of the play as a misread one too many (validation hand 9050: a phantom AC
+        beside S's 2C), or when the play holds as many cards as every other play of its trick
+        (two or more, all one count) and would be short without them (9056: W's QS QS, one
+        QS lost as S's play landed). The play keeps its cards and no takeback is recorded; a
+        ``count_mismatch`` conflict names the cards, for the referee to record one after all."""
+        if play is None or not set(ev.cards) <= {c for c, _ in ev.unsure}:
+            return None
+        left_out = self._left_out.get((number, ev.seat), [])
+        others = {len(p["cards"]) for p in plays if p is not play}
+        if not _without(list(ev.cards), left_out):
+            self._left_out[(number, ev.seat)] = _without(left_out, ev.cards)
+            why = "left out of its play as a misread"
+        elif len(plays) > 2 and others == {len(play["cards"])}:
+            why = f"every other play holds {len(play['cards'])} card(s)"
+        else:
+            return None
+        return RecognitionConflictEvent(
+            "count_mismatch",
+            ev.seat,
+            ev.cards,
+            f"trick {number}: {ev.seat}'s {' '.join(ev.cards)} vanished with no hand seen, "
+            f"{why}: not taken as a takeback",
+            ev.t,
+        )
 
     def _exposed(self, ev: ExposedCardEvent) -> list[RecognitionConflictEvent]:
         item: dict[str, Any] = {"seat": ev.seat, "cards": [ev.card], "t": ev.t}

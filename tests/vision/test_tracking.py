@@ -1240,6 +1240,44 @@ def test_an_exposed_card_is_listed_for_the_trick_on_the_table_when_it_lay_there(
     assert found[("exposed_card", "W", 2)] is True
 
 
+def test_a_card_vanishing_with_no_hand_seen_from_a_play_the_trick_agrees_with_stays() -> None:
+    # validation hand 9056: W's QS QS, one QS lost as S's play landed, no hand seen near W
+    feed = GameFeed(declarer="W", trump="H")
+    feed_plays_in_trick = (("W", ("QS", "QS")), ("N", ("7H", "7H")), ("E", ("7D", "9D")))
+    for i, (seat, cards) in enumerate(feed_plays_in_trick):
+        feed.apply(PlayEvent(seat, cards, 2.0 * i, 2.0 * i + 0.5))
+    feed.apply(PlayEvent("S", ("JH", "QD"), 6.0, 6.5))
+    (kept,) = feed.apply(TakebackEvent("W", ("QS",), 6.0, "f60", (("QS", 0.0),)))
+    assert (kept.kind, kept.seat, kept.cards) == ("count_mismatch", "W", ("QS",))
+    assert "not taken as a takeback" in kept.detail
+    assert feed.record["tricks"][0]["plays"][0]["cards"] == ["QS", "QS"]
+    assert "takebacks" not in feed.record and not feed.audit().infractions
+    # lifted by a hand, or vanished before the trick agreed on a count: a takeback as before
+    for trick_so_far, takeback in (
+        (feed_plays_in_trick, TakebackEvent("W", ("QS",), 6.0)),
+        (feed_plays_in_trick[:1], TakebackEvent("W", ("QS",), 1.0, "f10", (("QS", 0.0),))),
+    ):
+        feed = GameFeed(declarer="W", trump="H")
+        for i, (seat, cards) in enumerate(trick_so_far):
+            feed.apply(PlayEvent(seat, cards, 2.0 * i, 2.0 * i + 0.5))
+        feed.apply(takeback)
+        assert feed.record["tricks"][0]["plays"][0]["cards"] == ["QS"]
+        assert [t["cards"] for t in feed.record["takebacks"]] == [["QS"]]
+
+
+def test_a_card_left_out_as_a_misread_vanishing_is_not_a_takeback() -> None:
+    # validation hand 9050: a phantom AC read in doubt beside S's 2C, left out, then gone
+    feed = GameFeed(declarer="N", trump="H")
+    feed.apply(PlayEvent("N", ("6C",), 0.0, 0.5))
+    feed.apply(PlayEvent("E", ("3C",), 2.0, 2.5))
+    feed.apply(PlayEvent("S", ("2C",), 4.0, 4.5))
+    feed.apply(PlayEvent("S", ("AC",), 4.7, 5.2, unsure=(("AC", 0.5),)))
+    assert feed.record["tricks"][0]["plays"][2]["cards"] == ["2C"]
+    (gone,) = feed.apply(TakebackEvent("S", ("AC",), 7.0, "f70", (("AC", 0.0),)))
+    assert gone.kind == "count_mismatch" and "left out of its play as a misread" in gone.detail
+    assert "takebacks" not in feed.record
+
+
 def test_a_takeback_of_a_card_short_of_the_leads_count_is_asserted_when_read_surely() -> None:
     """One card of a pair put down and lifted back: the play's count disagreed with the lead's
     (its cards were doubted for that), not its reading — the takeback is asserted, and the pair
