@@ -13,7 +13,10 @@ seat's play in this trick, not to the next trick), a ``kitty`` sets the kitty, a
 exposed card read unsurely, carries that doubt (``unsure``, ``maybe``): the infraction is put to
 the referee as a question, never asserted. Cards that vanished with no hand seen are a read
 lost, not a takeback, when they had been left out as a misread or when their play holds as many
-cards as every other play of its trick (:meth:`GameFeed._a_misread_vanishing`).
+cards as every other play of its trick (:meth:`GameFeed._a_misread_vanishing`); cards read in
+doubt and taken back with nothing played instead, their play short of the three others' count
+when the trick is collected, go back into it
+(:meth:`GameFeed._put_back_doubtful_cards_taken_back_short`).
 
 A ``declaration`` (cards shown face up at a seat before the first play) becomes a step of the
 record's ``before_play``, in the order seen: ``{"seat", "action": "declare", "cards", "t"}``
@@ -598,9 +601,10 @@ class GameFeed:
         self._cleared_t.append(ev.t)
         trick = self._record["tricks"][-1]
         _doubt_reads_otherwise(trick["plays"], ev.read_otherwise)
+        found = self._put_back_doubtful_cards_taken_back_short(len(self._record["tricks"]), ev.t)
         seats = {p["seat"] for p in trick["plays"]}
         if len(seats) >= 4:
-            return []
+            return found
         missing = [s for s in ("N", "E", "S", "W") if s not in seats]
         unread = [s for s in missing if s in ev.unread]
         detail = (
@@ -610,7 +614,50 @@ class GameFeed:
         if unread:
             trick["unread"] = unread
             detail += f" ({' '.join(unread)}: cards were there, never read steadily)"
-        return [RecognitionConflictEvent("incomplete_trick", None, (), detail, ev.t)]
+        return [*found, RecognitionConflictEvent("incomplete_trick", None, (), detail, ev.t)]
+
+    def _put_back_doubtful_cards_taken_back_short(
+        self, number: int, t: float
+    ) -> list[RecognitionConflictEvent]:
+        """Prefer the reading the trick allows when it is collected: a takeback of cards read
+        in doubt that left its play short of the count the three other plays agree on, with
+        nothing played in their place, is a read lost, not a takeback (validation hand 9057:
+        E's BJ BJ, read in doubt, one seen lifted as S's hand came in and never put back). The
+        cards go back into the play, in doubt; the takeback is dropped and a ``count_mismatch``
+        conflict names it, for the referee to record it after all."""
+        found: list[RecognitionConflictEvent] = []
+        plays: list[dict[str, Any]] = self._record["tricks"][number - 1]["plays"]
+        takebacks: list[dict[str, Any]] = self._record.get("takebacks", [])
+        for item in list(takebacks):
+            play = next((p for p in plays if p["seat"] == item["seat"]), None)
+            others = {len(p["cards"]) for p in plays if p is not play}
+            if (
+                item["trick"] != number
+                or play is None
+                or len(plays) != 4
+                or not set(item["cards"]) <= set(item.get("unsure", ()))
+                or others != {len(play["cards"]) + len(item["cards"])}
+            ):
+                continue
+            takebacks.remove(item)
+            play["cards"] = [*play["cards"], *item["cards"]]
+            _mark_unsure(play, item["cards"])
+            if item.get("maybe"):
+                play["maybe"] = {**play.get("maybe", {}), **item["maybe"]}
+            found.append(
+                RecognitionConflictEvent(
+                    "count_mismatch",
+                    item["seat"],
+                    tuple(item["cards"]),
+                    f"trick {number}: {item['seat']}'s {' '.join(item['cards'])}, read in doubt "
+                    f"and taken back with nothing played instead, is kept: every other play "
+                    f"holds {len(play['cards'])} card(s)",
+                    t,
+                )
+            )
+        if not takebacks:
+            self._record.pop("takebacks", None)
+        return found
 
     def _kitty(self, ev: KittyEvent) -> list[RecognitionConflictEvent]:
         for key in ("kitty", "kitty_unsure", "kitty_maybe"):

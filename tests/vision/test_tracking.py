@@ -1265,6 +1265,33 @@ def test_a_card_vanishing_with_no_hand_seen_from_a_play_the_trick_agrees_with_st
         assert [t["cards"] for t in feed.record["takebacks"]] == [["QS"]]
 
 
+def test_a_card_read_in_doubt_taken_back_and_never_replaced_is_put_back_at_the_sweep() -> None:
+    # validation hand 9057: E's BJ BJ read in doubt, one seen lifted as S's hand came in; the
+    # trick was collected with E one card short of the three others and nothing played instead
+    def trick(feed: GameFeed, replaced: bool) -> None:
+        feed.apply(PlayEvent("N", ("5S", "KS"), 0.0, 0.5))
+        feed.apply(PlayEvent("E", ("BJ", "BJ"), 2.0, 2.5, unsure=(("BJ", 0.6),)))
+        feed.apply(TakebackEvent("E", ("BJ",), 3.0))
+        if replaced:
+            feed.apply(PlayEvent("E", ("SJ",), 3.5, 4.0))
+        feed.apply(PlayEvent("S", ("6D", "JD"), 4.0, 4.5))
+        feed.apply(PlayEvent("W", ("8D", "QD"), 5.0, 5.5))
+
+    feed = GameFeed(declarer="N", trump="H")
+    trick(feed, replaced=False)
+    assert feed.record["takebacks"][0]["cards"] == ["BJ"]  # until the sweep
+    (kept,) = feed.apply(TrickClearedEvent(8.0))
+    assert (kept.kind, kept.seat, kept.cards) == ("count_mismatch", "E", ("BJ",))
+    e_play = feed.record["tricks"][0]["plays"][1]
+    assert e_play["cards"] == ["BJ", "BJ"] and e_play["unsure"] == ["BJ"]
+    assert "takebacks" not in feed.record
+    # a card played in its place: a takeback (in doubt), as read
+    feed = GameFeed(declarer="N", trump="H")
+    trick(feed, replaced=True)
+    assert feed.apply(TrickClearedEvent(8.0)) == []
+    assert [t["cards"] for t in feed.record["takebacks"]] == [["BJ"]]
+
+
 def test_a_card_left_out_as_a_misread_vanishing_is_not_a_takeback() -> None:
     # validation hand 9050: a phantom AC read in doubt beside S's 2C, left out, then gone
     feed = GameFeed(declarer="N", trump="H")
