@@ -434,6 +434,20 @@ def test_game_feed_a_third_copy_takes_the_one_runner_up_the_deck_allows_among_co
     assert not [i for i in feed.audit().infractions if i.kind == "duplicate_card"]
 
 
+def n_reads_kd_kd_3d_after_s_played_kd_twice(
+    feed: GameFeed, e_second: str
+) -> list[RecognitionConflictEvent]:
+    """Two tricks led with KD by S (E's card of the second: ``e_second``), then N's 4D 4D 3D
+    read KD KD 3D, KD in doubt (maybe 4D); returns the conflicts N's play raised."""
+    feed_plays(feed, "S:KD W:3S N:4S E:5S")
+    feed_plays(feed, f"S:KD W:6S N:7S E:{e_second}", t0=10.0)
+    return feed.apply(
+        PlayEvent(
+            "N", ("KD", "KD", "3D"), 20.0, 20.7, unsure=(("KD", 0.27),), maybe=(("KD", "4D"),)
+        )
+    )
+
+
 def test_game_feed_a_play_holding_both_copies_too_many_in_doubt_takes_its_runner_up_for_each() -> (
     None
 ):
@@ -441,13 +455,7 @@ def test_game_feed_a_play_holding_both_copies_too_many_in_doubt_takes_its_runner
     # twice; N's 4D 4D 3D read KD KD 3D, KD in doubt (maybe 4D). Doubt is read per identity,
     # so both copies too many are N's: both are taken as 4D, still in doubt
     feed = GameFeed(declarer="S", trump="H")
-    feed_plays(feed, "S:KD W:3S N:4S E:5S")
-    feed_plays(feed, "S:KD W:6S N:7S E:8S", t0=10.0)
-    conflicts = feed.apply(
-        PlayEvent(
-            "N", ("KD", "KD", "3D"), 20.0, 20.7, unsure=(("KD", 0.27),), maybe=(("KD", "4D"),)
-        )
-    )
+    conflicts = n_reads_kd_kd_3d_after_s_played_kd_twice(feed, e_second="8S")
     assert [c.kind for c in conflicts] == ["third_copy"]
     assert "runner-up 4D" in conflicts[0].detail
     n_play = feed.record["tricks"][2]["plays"][0]
@@ -461,13 +469,7 @@ def test_game_feed_a_card_still_a_third_copy_after_its_runner_up_is_taken_stays_
     # taken as 4D and the other, still a third copy, is as likely misread: it is marked
     # unsure, so neither a duplicate nor what rests on it is asserted
     feed = GameFeed(declarer="S", trump="H")
-    feed_plays(feed, "S:KD W:3S N:4S E:5S")
-    feed_plays(feed, "S:KD W:6S N:7S E:4D", t0=10.0)
-    conflicts = feed.apply(
-        PlayEvent(
-            "N", ("KD", "KD", "3D"), 20.0, 20.7, unsure=(("KD", 0.27),), maybe=(("KD", "4D"),)
-        )
-    )
+    conflicts = n_reads_kd_kd_3d_after_s_played_kd_twice(feed, e_second="4D")
     assert sorted(c.kind for c in conflicts) == ["third_copy", "third_copy"]
     n_play = feed.record["tricks"][2]["plays"][0]
     assert n_play["cards"] == ["4D", "KD", "3D"]
