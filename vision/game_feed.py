@@ -708,11 +708,11 @@ class GameFeed:
         trick = tricks[number - 1]
         plays: list[dict[str, Any]] = trick["plays"]
         counts = {len(p["cards"]) for p in plays}
-        seen = self._counts()
-        short = Counter(full_deck()) - seen
         if len(plays) != 3 or len(counts) != 1:
             return []
         (count,) = counts
+        seen = self._counts()
+        short = Counter(full_deck()) - seen
         if sum(short.values()) != count or seen.total() + count != DECK_SIZE:
             return []  # a card read as another, or hidden, leaves the census no single answer
         cards = sorted(short.elements())
