@@ -525,8 +525,7 @@ def _explained(
     centre, along, _, length, _ = fan
     spans: list[tuple[float, float]] = []
     lefts: list[float] = []
-    parts: list[tuple[float, float]] = []  # jokers boxed by a part of their picture
-    parted: set[int] = set()  # … which cards those parts are of
+    parts: list[tuple[int, float, float]] = []  # (card, from, to): jokers boxed by a part
     for number, card in enumerate(cards):
         indices: list[float] = []
         # Only the card's boxes on this fan: a copy read elsewhere may have been grouped in.
@@ -545,8 +544,7 @@ def _explained(
             elif short_side >= WHOLE_CARD_CM:
                 spans.append((float(u.min()), float(u.max())))  # a card boxed whole
             elif card.identity in JOKERS:
-                parts.append((float(u.min()), float(u.max())))
-                parted.add(number)
+                parts.append((number, float(u.min()), float(u.max())))
             else:
                 indices.append(float(u.mean()))
         if not indices:
@@ -560,14 +558,15 @@ def _explained(
         else:
             spans.append((first - INDEX_INSET_CM, first - INDEX_INSET_CM + CARD_W_CM))
             lefts.append(first - INDEX_INSET_CM)
-    if len(parts) > 1 and len(parted) == 1 and not spans and length - CARD_W_CM >= MIN_STRIP_CM:
+    one_joker = len({number for number, _, _ in parts}) == 1
+    if len(parts) > 1 and one_joker and not spans and length - CARD_W_CM >= MIN_STRIP_CM:
         # One joker boxed at several parts, the only card read on a fan longer than a card:
         # the top card, at the fan's right end; a part of it boxed left of there is the card
         # under it (its corner mark joined to the top card's lettering as one card's two).
         spans.append((length / 2 - CARD_W_CM, length / 2))
     else:
         alone = len(parts) == 1 and not spans
-        spans += [_joker_part_span(lo, hi, length, alone) for lo, hi in parts]
+        spans += [_joker_part_span(lo, hi, length, alone) for _, lo, hi in parts]
     return spans, lefts
 
 

@@ -295,10 +295,9 @@ class GameFeed:
         in a ``count_mismatch`` conflict, for the referee to put back with a correction."""
         found: list[RecognitionConflictEvent] = []
         for play in plays:
-            others = [len(p["cards"]) for p in plays if p is not play]
-            if len(others) < 2 or len(set(others)) != 1:
+            count = _count_every_other_play_holds(plays, play)
+            if count is None:
                 continue
-            count = others[0]
             surplus = len(play["cards"]) - count
             read_doubt = self._read_doubt.get((number, play["seat"]), {})
             copies = [c for c in play["cards"] if c in read_doubt]
@@ -547,11 +546,10 @@ class GameFeed:
         if play is None or not set(ev.cards) <= {c for c, _ in ev.unsure}:
             return None
         left_out = self._left_out.get((number, ev.seat), [])
-        others = {len(p["cards"]) for p in plays if p is not play}
         if not _without(list(ev.cards), left_out):
             self._left_out[(number, ev.seat)] = _without(left_out, ev.cards)
             why = "left out of its play as a misread"
-        elif len(plays) > 2 and others == {len(play["cards"])}:
+        elif _count_every_other_play_holds(plays, play) == len(play["cards"]):
             why = f"every other play holds {len(play['cards'])} card(s)"
         else:
             return None
@@ -630,13 +628,12 @@ class GameFeed:
         takebacks: list[dict[str, Any]] = self._record.get("takebacks", [])
         for item in list(takebacks):
             play = next((p for p in plays if p["seat"] == item["seat"]), None)
-            others = {len(p["cards"]) for p in plays if p is not play}
             if (
                 item["trick"] != number
                 or play is None
-                or len(plays) != 4
                 or not set(item["cards"]) <= set(item.get("unsure", ()))
-                or others != {len(play["cards"]) + len(item["cards"])}
+                or _count_every_other_play_holds(plays, play, at_least=3)
+                != len(play["cards"]) + len(item["cards"])
             ):
                 continue
             takebacks.remove(item)
@@ -752,6 +749,17 @@ def _runner_ups_taken(
         )
         for card, (named, seat, other) in taken.items()
     ]
+
+
+def _count_every_other_play_holds(
+    plays: list[dict[str, Any]], play: dict[str, Any], at_least: int = 2
+) -> int | None:
+    """The card count every play of a trick but ``play`` holds, when there are ``at_least``
+    such plays and they agree on one; else ``None``."""
+    others = [len(p["cards"]) for p in plays if p is not play]
+    if len(others) < at_least or len(set(others)) != 1:
+        return None
+    return others[0]
 
 
 def _without(cards: list[str], taken: Iterable[str]) -> list[str]:
