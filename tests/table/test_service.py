@@ -46,10 +46,27 @@ def expected_events(paths: list[Path]) -> int:
 
 
 def start(data: Path, feeds: list[Path]) -> subprocess.Popen[str]:
-    cmd = [sys.executable, "-m", "chaodipi.cli.main", "run", "--feed", *map(str, feeds),
-           "--speed", SPEED, "--epoch", str(EPOCH), "--data-dir", str(data), "--port", "0",
-           "--threads", "8"]  # fmt: skip
-    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    """The service on recorded hands; its log lines go to ``<data>.stderr`` (faulthandler on, so
+    a service that does not stop can be made to show where each thread waits)."""
+    cmd = [sys.executable, "-X", "faulthandler", "-m", "chaodipi.cli.main", "run",
+           "--feed", *map(str, feeds), "--speed", SPEED, "--epoch", str(EPOCH),
+           "--data-dir", str(data), "--port", "0", "--threads", "8"]  # fmt: skip
+    data.parent.mkdir(parents=True, exist_ok=True)
+    with open(f"{data}.stderr", "a", encoding="utf-8") as err:
+        return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, text=True)
+
+
+def stop(proc: subprocess.Popen[str], data: Path, how: signal.Signals) -> str:
+    """Send ``how`` and wait for the service to exit; its stdout. One that does not exit by the
+    deadline is made to dump its threads' stacks, and the test fails showing them."""
+    proc.send_signal(how)
+    try:
+        return proc.communicate(timeout=DEADLINE_S)[0]
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGABRT)
+        proc.communicate(timeout=DEADLINE_S)
+        stacks = Path(f"{data}.stderr").read_text(encoding="utf-8")[-8000:]
+        pytest.fail(f"the service did not stop within {DEADLINE_S} s of {how.name}:\n{stacks}")
 
 
 def logged(db: Path) -> int:
@@ -90,16 +107,14 @@ def test_sigterm_stops_the_service_cleanly_and_a_restart_resumes(tmp_path: Path)
         assert json.load(res)["table"] == "table-1"
     db = tmp_path / "data/table-1.sqlite"
     assert wait_until(lambda: logged(db) > 1)  # past hand_started: the feed is logging plays
-    proc.send_signal(signal.SIGTERM)
-    out, _ = proc.communicate(timeout=DEADLINE_S)
+    out = stop(proc, tmp_path / "data", signal.SIGTERM)
     assert proc.returncode == 0 and "stopped, log closed" in out
     assert not Path(f"{db}-wal").exists() or Path(f"{db}-wal").stat().st_size == 0
     n = logged(db)
     proc = start(tmp_path / "data", feeds)
     assert proc.stdout is not None
     assert proc.stdout.readline().startswith(f"chaodipi run: resumed {db} at seq {n}")
-    proc.send_signal(signal.SIGINT)
-    proc.communicate(timeout=DEADLINE_S)
+    stop(proc, tmp_path / "data", signal.SIGINT)
     assert proc.returncode == 0 and logged(db) >= n
 
 
@@ -113,8 +128,7 @@ def test_killed_at_random_points_the_log_equals_a_run_that_never_crashed(tmp_pat
     proc = start(tmp_path / "clean", feeds)
     wait_until(lambda: logged(clean_db) >= total)
     time.sleep(0.2)  # nothing more may come
-    proc.send_signal(signal.SIGTERM)
-    proc.communicate(timeout=DEADLINE_S)
+    stop(proc, tmp_path / "clean", signal.SIGTERM)
     assert logged(clean_db) == total
 
     crash_db = tmp_path / "crash/table-1.sqlite"
@@ -137,8 +151,7 @@ def test_killed_at_random_points_the_log_equals_a_run_that_never_crashed(tmp_pat
     proc = start(tmp_path / "crash", feeds)  # a last run to the end, stopped cleanly
     wait_until(lambda: logged(crash_db) >= total)
     time.sleep(0.2)  # nothing more may come
-    proc.send_signal(signal.SIGTERM)
-    proc.communicate(timeout=DEADLINE_S)
+    stop(proc, tmp_path / "crash", signal.SIGTERM)
 
     assert kills >= 20
     print(f"{kills} SIGKILLs, {total} events")
