@@ -224,7 +224,7 @@ class GameFeed:
         read_doubt = self._read_doubt.setdefault((number, ev.seat), {})
         for card, confidence in ev.unsure:
             read_doubt[card] = min(confidence, read_doubt.get(card, confidence))
-        taken = self._runner_ups_the_deck_allows(extra, play, f"trick {number}", ev.seat)
+        taken = self._runner_ups_the_deck_allows(extra, play, f"trick {number}", ev.seat, number)
         # Counted again: a card read twice in this play stays a third copy when the deck had
         # room for one runner-up only, and its other copy is then as likely misread.
         extra = self._third_copies(play["cards"], self._counts())
@@ -339,7 +339,12 @@ class GameFeed:
         return found
 
     def _runner_ups_the_deck_allows(
-        self, extra: Iterable[str], new: dict[str, Any], new_at: str, new_seat: str | None
+        self,
+        extra: Iterable[str],
+        new: dict[str, Any],
+        new_at: str,
+        new_seat: str | None,
+        new_number: int | None = None,
     ) -> dict[str, tuple[str, str | None, str]]:
         """Prefer the reading the deck allows: of the three copies of each ``extra`` card that
         the record's plays and the ``new`` read (a play about to join trick ``new_at`` for
@@ -353,14 +358,18 @@ class GameFeed:
         the deck has room for. A copy in doubt for another reason too (its play's count
         disagreed with the lead's) leaves the reads as they are: the deck no longer singles one
         out. The read stays unsure, its runner-up now the card first read,
-        so what rests on it is still the referee's question and one click turns it back.
+        so what rests on it is still the referee's question and one click turns it back; the
+        runner-up taken is read in doubt as the copy was, so that a play it leaves a card too
+        many still loses it (validation hand 9054: S's lone JD read JD QS, QS in doubt and a
+        third copy, taken as QC, left out once every other play held one card).
         Returns ``{card: (the copy taken, named for the referee; its seat; its runner-up)}``."""
-        holders: list[tuple[str, str | None, dict[str, Any]]] = [
-            (f"trick {number}", str(p["seat"]), p)
+        # (where, its trick's number: None for the kitty, seat, play) of every play and ``new``
+        holders: list[tuple[str, int | None, str | None, dict[str, Any]]] = [
+            (f"trick {number}", number, str(p["seat"]), p)
             for number, trick in enumerate(self._record["tricks"], start=1)
             for p in trick["plays"]
         ]
-        holders.append((new_at, new_seat, new))
+        holders.append((new_at, new_number, new_seat, new))
         by_count: dict[tuple[str, str | None], list[str]] = {
             (f"trick {number}", seat): cards for (number, seat), cards in self._count_doubt.items()
         }
@@ -368,16 +377,16 @@ class GameFeed:
         for card in extra:
             counts = self._counts() + Counter(new["cards"])
             in_doubt = [
-                h for h in holders if card in h[2]["cards"] and card in h[2].get("unsure", ())
+                h for h in holders if card in h[3]["cards"] and card in h[3].get("unsure", ())
             ]
-            if any(card in by_count.get((at, seat), ()) for at, seat, _ in in_doubt):
+            if any(card in by_count.get((at, seat), ()) for at, _, seat, _ in in_doubt):
                 continue
             allowed = [  # … those with a runner-up the deck has room for
-                h for h in in_doubt if counts[h[2].get("maybe", {}).get(card, card)] < COPIES
+                h for h in in_doubt if counts[h[3].get("maybe", {}).get(card, card)] < COPIES
             ]
             if len(allowed) != 1:
                 continue
-            at, seat, holder = allowed[0]
+            at, number, seat, holder = allowed[0]
             other = holder["maybe"].pop(card)
             # Doubt is read per identity: a play holding both surplus copies (two decks' KD
             # after two sure KD) takes the runner-up for each the deck has room for.
@@ -386,6 +395,11 @@ class GameFeed:
                 holder["cards"][holder["cards"].index(card)] = other
             holder["unsure"] = [other if c == card else c for c in holder["unsure"]]
             holder["maybe"][other] = card
+            read_doubt = self._read_doubt.get((number, seat), {}) if number and seat else {}
+            if card in read_doubt:
+                read_doubt.setdefault(other, read_doubt[card])
+                if card not in holder["cards"]:
+                    del read_doubt[card]
             named = f"{seat}'s {card} of {at}" if seat else f"the kitty's {card}"
             taken[card] = (named, seat, other)
         return taken

@@ -878,6 +878,28 @@ def test_game_feed_a_card_too_many_read_in_doubt_is_left_out_once_two_plays_agre
     assert feed.audit().infractions == []
 
 
+def test_game_feed_a_card_too_many_taken_as_its_runner_up_is_still_left_out() -> None:
+    # validation hand 9054 (orell's own pair): S's lone JD read JD QS, QS in doubt (maybe QC)
+    # after two sure QS: the deck makes it QC, and the trick's count leaves that QC out
+    feed = GameFeed(declarer="E", trump="H")
+    feed_plays(feed, "E:QS S:3S W:4S N:5S")
+    feed_plays(feed, "E:QS S:6S W:7S N:8S", t0=10.0)
+    feed.apply(PlayEvent("E", ("9C",), 20.0, 20.5))
+    feed.apply(
+        PlayEvent("S", ("JD", "QS"), 22.0, 22.5, unsure=(("QS", 0.41),), maybe=(("QS", "QC"),))
+    )
+    (left_out,) = feed.apply(PlayEvent("W", ("SJ",), 24.0, 24.5))
+    assert (left_out.kind, left_out.seat, left_out.cards) == ("count_mismatch", "S", ("QC",))
+    feed.apply(PlayEvent("N", ("7C",), 26.0, 26.5))
+    assert [p["cards"] for p in feed.record["tricks"][2]["plays"]] == [
+        ["9C"],
+        ["JD"],
+        ["SJ"],
+        ["7C"],
+    ]
+    assert not [i for i in feed.audit().infractions if i.kind in ("duplicate_card", "card_count")]
+
+
 def test_game_feed_of_more_cards_in_doubt_than_too_many_the_third_copy_is_left_out() -> None:
     # validation hand 9051: S's QH read in doubt (maybe 10H), then a phantom BJ beside it, in
     # doubt too and a third copy after E's two: the deck singles the BJ out
