@@ -891,12 +891,8 @@ def test_game_feed_a_card_too_many_taken_as_its_runner_up_is_still_left_out() ->
     (left_out,) = feed.apply(PlayEvent("W", ("SJ",), 24.0, 24.5))
     assert (left_out.kind, left_out.seat, left_out.cards) == ("count_mismatch", "S", ("QC",))
     feed.apply(PlayEvent("N", ("7C",), 26.0, 26.5))
-    assert [p["cards"] for p in feed.record["tricks"][2]["plays"]] == [
-        ["9C"],
-        ["JD"],
-        ["SJ"],
-        ["7C"],
-    ]
+    plays = feed.record["tricks"][2]["plays"]
+    assert [p["cards"] for p in plays] == [["9C"], ["JD"], ["SJ"], ["7C"]]
     assert not [i for i in feed.audit().infractions if i.kind in ("duplicate_card", "card_count")]
 
 
