@@ -111,6 +111,18 @@ def test_training_the_classifier_needs_train_and_val_folders(tmp_path: Path) -> 
         train_classifier(tmp_path)
 
 
+def test_training_the_classifier_needs_a_val_folder_for_every_class(tmp_path: Path) -> None:
+    # an empty class folder is fine (a small val split may hold no crop of a class); a missing
+    # one would shift every class index after it
+    from vision.training.train import TrainError, train_classifier
+
+    for split, names in (("train", ("2C", "3C", "none")), ("val", ("2C",))):
+        for name in names:
+            (tmp_path / split / name).mkdir(parents=True)
+    with pytest.raises(TrainError, match=r"val/ has no folder for the classes 3C none: make"):
+        train_classifier(tmp_path)
+
+
 def test_text_negatives_are_crops_of_letters_that_are_not_an_index() -> None:
     rng = np.random.default_rng(4)
     patches = [text_negative(rng) for _ in range(12)]

@@ -11,6 +11,7 @@ no auto-install, a config folder of our own with a bundled font (see
 from __future__ import annotations
 
 import json
+import logging
 import os
 import shutil
 import tempfile
@@ -199,7 +200,31 @@ def train_classifier(
         **_optimizer(lr0),
         **CLASSIFY_AUGMENT,
     }
+    missing = sorted(
+        d.name
+        for d in (data / "train").iterdir()
+        if d.is_dir() and not (data / "val" / d.name).is_dir()
+    )
+    if missing:
+        raise TrainError(
+            f"dataset {data}: val/ has no folder for the classes {' '.join(missing)}: make both "
+            "splits with `chaodipi vision crops` (an empty class folder is fine)"
+        )
+    _import_ultralytics()
+    logging.getLogger("ultralytics").addFilter(VAL_CLASSES_ABSENT)
     return _fit(model_yaml, settings, threads, project, name, resume, True, hours, imgsz, export_to)
+
+
+class _ValClassesAbsent(logging.Filter):
+    """Drops ultralytics' "val … found N images in 54 classes (requires 55…)" error: a small val
+    split (``deck adapt``'s) may hold no crop of a class, whose folder is then empty; the class
+    folders themselves match train's (checked above), so the indices agree."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "classes (requires" not in record.getMessage()
+
+
+VAL_CLASSES_ABSENT = _ValClassesAbsent()
 
 
 def _fit(
