@@ -43,6 +43,7 @@ MAX_TILES = 4  # the most tiles an automatic tiling of a big frame uses
 TILE_OVERLAP = 0.2  # fraction of a tile shared with its neighbour (≥ 15% by design)
 SINGLE_PASS_FACTOR = 1.6  # short side ≤ 1.6 × model size → one letterboxed pass
 JOKER_SIZE_RATIO = 2.0  # a whole picture joker's box side ÷ a corner index's (≈ 4 on a card)
+WHOLE_CARD_RATIO = 3.0  # a box this many index sides long is a whole card (the bundled pair's)
 JOKER_READ_CONF = 0.95
 """How sure the classifier must be of a weakly localised box read as a (picture) joker. 0.9
 until the phantom-card set's last two reads (a score sheet's "3 E" and a page's "Score" read as
@@ -50,6 +51,16 @@ the small joker at 0.93 and 0.91) were measured: at 0.95 that set reads nothing,
 and the validation decks' stills read as before, the held-out design's jesters 2 fewer
 (``docs/detector/candidates.md``, "A weakly localised joker read at 0.95")."""
 JOKER_LOC_CONF = 0.05  # the least localiser score a whole-card box is read at (a joker)
+WEAK_MARK_JOKER_CONF = 0.75
+"""The most a joker read from a weakly localised box shorter than a whole card
+(``WHOLE_CARD_RATIO`` index sides; a pair adapted to a deck's star-marked jokers reads weak
+boxes of any size, one carrying no ratio from ``JOKER_SIZE_RATIO``) is kept at: under the
+table's doubt bar (``vision.zone_reads.UNSURE_READ``), so what rests on it is asked, not
+asserted. Neither model is sure of such a box, and a joker where none lies is a trump in the
+play: atlasnye's own pair read a fanned KC's court art, boxed weakly 2–3 index sides long, as
+the small joker at 0.95 or more, and a clubs throw with it was asserted failed (validation hand
+9051). The bundled pair, which reads picture jokers from ``WHOLE_CARD_RATIO``, is not affected,
+and no stills figure changes (it is still a read)."""
 WEAK_INDEX_LOC_CONF = 0.15
 """The least localiser score a box is read at as a card (kept at ``JOKER_READ_CONF``): a deck's
 own localiser, adapted for a few minutes, scores some of its indices just under ``loc_conf``.
@@ -706,10 +717,12 @@ class CardDetector:
         if weak_box.any() and sure.any():
             weak_box &= ~_frames_a_card(boxes, boxes[sure])
         maybe_joker = weak_box & big
+        whole_card = sides >= WHOLE_CARD_RATIO * (np.median(sides[sure]) if sure.any() else 0.0)
         maybe_index = weak_box & (loc_scores >= self.weak_index_loc_conf)
         order = np.argsort(-loc_scores, kind="stable")
         order = order[(sure | maybe_joker | maybe_index)[order]][: self.max_boxes]
         boxes, maybe_joker, maybe_index = boxes[order], maybe_joker[order], maybe_index[order]
+        weak_mark = maybe_joker & ~whole_card[order]
         reads = self.classifier.read(
             image_bgr, [tuple(map(float, b)) for b in boxes], source=source
         )
@@ -749,7 +762,10 @@ class CardDetector:
                 )
                 if i not in kept and surely_boxed[i] and name in index and prob >= WEAK_READ_CONF
             ]
-        scores = np.array([reads[i][1] for i in keep], dtype=np.float32)
+        scores = np.array(
+            [min(reads[i][1], WEAK_MARK_JOKER_CONF) if weak_mark[i] else reads[i][1] for i in keep],
+            dtype=np.float32,
+        )
         classes = np.array([index[reads[i][0]] for i in keep], dtype=np.intp)
         runners_up = [
             (reads[i].runner_up, reads[i].runner_up_probability)

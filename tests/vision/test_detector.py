@@ -406,6 +406,36 @@ def test_a_weak_box_is_a_picture_joker_only_when_it_is_a_card_s_size_against_the
     assert not read_as_joker(CardDetector(model, threads=1, joker_size_ratio=3.0))
 
 
+def test_a_joker_read_from_a_weak_box_smaller_than_a_card_is_kept_in_doubt(
+    tmp_path: Path,
+) -> None:
+    """A pair reading weak boxes of any size as jokers (a deck's star-marked jokers) keeps such
+    a read of a box under a whole card's size at most at ``WEAK_MARK_JOKER_CONF``, under the
+    table's doubt bar: validation hand 9051's court art read as the small joker surely, and a
+    clubs throw asserted failed on it (a box 2–3 index sides long, where a maker's lettering is
+    boxed too). A whole-card box keeps the classifier's confidence."""
+    from tests.tiny_models import tiny_classifier, tiny_localiser
+    from vision.detector import WEAK_MARK_JOKER_CONF
+    from vision.zone_reads import UNSURE_READ
+
+    model = tiny_localiser(tmp_path / "card_detector.onnx")
+    tiny_classifier(tmp_path / "card_classifier.onnx", always="SJ")
+    image = np.full((64, 64, 3), 200, np.uint8)
+    indices = [(0.0, 0.0, 10.0, 10.0), (12.0, 0.0, 22.0, 10.0), (24.0, 0.0, 34.0, 10.0)]
+    court_art, whole_joker = (30.0, 30.0, 55.0, 55.0), (20.0, 20.0, 62.0, 62.0)  # 2.5, 4.2
+    detector = CardDetector(model, threads=1, joker_size_ratio=0.0)
+
+    def joker_confidence(box: tuple[float, float, float, float]) -> float:
+        boxes = np.array([*indices, box], np.float32)
+        kept, scores, *_ = detector._read_indices(image, boxes, np.array([0.9, 0.9, 0.9, 0.1]))
+        (at,) = [i for i, b in enumerate(kept) if tuple(map(float, b)) == box]
+        return float(scores[at])
+
+    assert WEAK_MARK_JOKER_CONF < UNSURE_READ
+    assert joker_confidence(court_art) == pytest.approx(WEAK_MARK_JOKER_CONF)
+    assert joker_confidence(whole_joker) > UNSURE_READ
+
+
 def test_an_index_read_under_the_bar_is_unread_and_a_weak_read_with_its_runner_up(
     tmp_path: Path,
 ) -> None:
