@@ -291,8 +291,10 @@ class GameFeed:
         5C in doubt, maybe JC), loses one copy; the other stays in doubt, and a takeback of
         that card is the misread copy going, not the other (9029: S's BJ read BJ BJ, the
         phantom's going seen as a takeback). With more cards in doubt than too many, those
-        the deck cannot hold (a third copy) are the ones left out. What was left out is named
-        in a ``count_mismatch`` conflict, for the referee to put back with a correction."""
+        the deck cannot hold (a third copy) are the ones left out; so are they with none in
+        doubt, read surely, when they are just as many as the cards too many (validation hand
+        9070: orell's own pair read a lone JD as JD QS, a sure third QS). What was left out is
+        named in a ``count_mismatch`` conflict, for the referee to put back with a correction."""
         found: list[RecognitionConflictEvent] = []
         for play in plays:
             count = _count_every_other_play_holds(plays, play)
@@ -311,6 +313,11 @@ class GameFeed:
                 if len(beyond) == surplus:
                     doubtful = beyond
                     copies = [c for c in copies if c in beyond]
+            elif not doubtful and surplus > 0:
+                # None in doubt: the trick and the deck together single out a sure third copy.
+                seen = self._counts()
+                doubtful = [c for c in dict.fromkeys(play["cards"]) if seen[c] > COPIES]
+                copies = list(doubtful)
             # Doubt is read per identity: of two copies, one or both. With one card too many
             # either is the one to leave out; with more, which ones is not known.
             if surplus <= 0 or len(doubtful) != surplus or (surplus > 1 and copies != doubtful):
@@ -324,13 +331,16 @@ class GameFeed:
                 if c not in added and (c not in doubtful or c in play["cards"])
             ]
             _keep_doubt_of_cards(play)
-            named = ", ".join(f"{c} ({read_doubt[c]:.2f})" for c in doubtful)
+            named = ", ".join(
+                f"{c} ({read_doubt[c]:.2f})" if c in read_doubt else c for c in doubtful
+            )
+            why = "read in doubt" if all(c in read_doubt for c in doubtful) else "a third copy"
             found.append(
                 RecognitionConflictEvent(
                     "count_mismatch",
                     play["seat"],
                     tuple(doubtful),
-                    f"trick {number}: {play['seat']}'s {named}, read in doubt, "
+                    f"trick {number}: {play['seat']}'s {named}, {why}, "
                     f"{'is' if surplus == 1 else 'are'} left out: every other play holds "
                     f"{count} card(s)",
                     t,

@@ -896,6 +896,30 @@ def test_game_feed_a_card_too_many_taken_as_its_runner_up_is_still_left_out() ->
     assert not [i for i in feed.audit().infractions if i.kind in ("duplicate_card", "card_count")]
 
 
+def test_game_feed_a_sure_third_copy_as_many_as_the_cards_too_many_is_left_out() -> None:
+    # validation hand 9070 (orell's own pair): S's lone JD read JD QS, both surely, after two
+    # QS: the trick's count and the deck single the QS out, named for the referee to put back
+    feed = GameFeed(declarer="E", trump="H")
+    feed_plays(feed, "E:QS S:3S W:4S N:5S")
+    feed_plays(feed, "E:QS S:6S W:7S N:8S", t0=10.0)
+    feed.apply(PlayEvent("N", ("QD",), 20.0, 20.5))
+    feed.apply(PlayEvent("E", ("8H",), 22.0, 22.5))
+    *_, left_out = feed.apply(PlayEvent("S", ("JD", "QS"), 24.0, 24.5))
+    assert (left_out.kind, left_out.seat, left_out.cards) == ("count_mismatch", "S", ("QS",))
+    assert "QS, a third copy, is left out" in left_out.detail
+    feed.apply(PlayEvent("W", ("8D",), 26.0, 26.5))
+    plays = feed.record["tricks"][2]["plays"]
+    assert [p["cards"] for p in plays] == [["QD"], ["8H"], ["JD"], ["8D"]]
+    assert not [i for i in feed.audit().infractions if i.kind in ("duplicate_card", "card_count")]
+
+
+def test_game_feed_a_sure_card_too_many_that_the_deck_allows_stays_as_read() -> None:
+    # nothing singles the card out: the count is put to the referee, the reads kept
+    feed = GameFeed(declarer="E", trump="H")
+    feed_plays(feed, "N:QD E:8H S:JD,QS W:8D")
+    assert [p["cards"] for p in feed.record["tricks"][0]["plays"]][2] == ["JD", "QS"]
+
+
 def test_game_feed_of_more_cards_in_doubt_than_too_many_the_third_copy_is_left_out() -> None:
     # validation hand 9051: S's QH read in doubt (maybe 10H), then a phantom BJ beside it, in
     # doubt too and a third copy after E's two: the deck singles the BJ out
