@@ -878,12 +878,23 @@ def test_game_feed_a_card_too_many_read_in_doubt_is_left_out_once_two_plays_agre
     assert feed.audit().infractions == []
 
 
-def test_game_feed_a_card_too_many_taken_as_its_runner_up_is_still_left_out() -> None:
-    # validation hand 9054 (orell's own pair): S's lone JD read JD QS, QS in doubt (maybe QC)
-    # after two sure QS: the deck makes it QC, and the trick's count leaves that QC out
+def after_two_queens_of_spades() -> GameFeed:
+    """A hand whose first two tricks showed both QS, surely."""
     feed = GameFeed(declarer="E", trump="H")
     feed_plays(feed, "E:QS S:3S W:4S N:5S")
     feed_plays(feed, "E:QS S:6S W:7S N:8S", t0=10.0)
+    return feed
+
+
+def assert_third_trick_without_false_infractions(feed: GameFeed, cards: list[list[str]]) -> None:
+    assert [p["cards"] for p in feed.record["tricks"][2]["plays"]] == cards
+    assert not [i for i in feed.audit().infractions if i.kind in ("duplicate_card", "card_count")]
+
+
+def test_game_feed_a_card_too_many_taken_as_its_runner_up_is_still_left_out() -> None:
+    # validation hand 9054 (orell's own pair): S's lone JD read JD QS, QS in doubt (maybe QC)
+    # after two sure QS: the deck makes it QC, and the trick's count leaves that QC out
+    feed = after_two_queens_of_spades()
     feed.apply(PlayEvent("E", ("9C",), 20.0, 20.5))
     feed.apply(
         PlayEvent("S", ("JD", "QS"), 22.0, 22.5, unsure=(("QS", 0.41),), maybe=(("QS", "QC"),))
@@ -891,26 +902,20 @@ def test_game_feed_a_card_too_many_taken_as_its_runner_up_is_still_left_out() ->
     (left_out,) = feed.apply(PlayEvent("W", ("SJ",), 24.0, 24.5))
     assert (left_out.kind, left_out.seat, left_out.cards) == ("count_mismatch", "S", ("QC",))
     feed.apply(PlayEvent("N", ("7C",), 26.0, 26.5))
-    plays = feed.record["tricks"][2]["plays"]
-    assert [p["cards"] for p in plays] == [["9C"], ["JD"], ["SJ"], ["7C"]]
-    assert not [i for i in feed.audit().infractions if i.kind in ("duplicate_card", "card_count")]
+    assert_third_trick_without_false_infractions(feed, [["9C"], ["JD"], ["SJ"], ["7C"]])
 
 
 def test_game_feed_a_sure_third_copy_as_many_as_the_cards_too_many_is_left_out() -> None:
     # validation hand 9070 (orell's own pair): S's lone JD read JD QS, both surely, after two
     # QS: the trick's count and the deck single the QS out, named for the referee to put back
-    feed = GameFeed(declarer="E", trump="H")
-    feed_plays(feed, "E:QS S:3S W:4S N:5S")
-    feed_plays(feed, "E:QS S:6S W:7S N:8S", t0=10.0)
+    feed = after_two_queens_of_spades()
     feed.apply(PlayEvent("N", ("QD",), 20.0, 20.5))
     feed.apply(PlayEvent("E", ("8H",), 22.0, 22.5))
     *_, left_out = feed.apply(PlayEvent("S", ("JD", "QS"), 24.0, 24.5))
     assert (left_out.kind, left_out.seat, left_out.cards) == ("count_mismatch", "S", ("QS",))
     assert "QS, a third copy, is left out" in left_out.detail
     feed.apply(PlayEvent("W", ("8D",), 26.0, 26.5))
-    plays = feed.record["tricks"][2]["plays"]
-    assert [p["cards"] for p in plays] == [["QD"], ["8H"], ["JD"], ["8D"]]
-    assert not [i for i in feed.audit().infractions if i.kind in ("duplicate_card", "card_count")]
+    assert_third_trick_without_false_infractions(feed, [["QD"], ["8H"], ["JD"], ["8D"]])
 
 
 def test_game_feed_a_sure_card_too_many_that_the_deck_allows_stays_as_read() -> None:
