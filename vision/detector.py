@@ -712,12 +712,13 @@ class CardDetector:
         into ``weak`` too). Also each kept box's runner-up read."""
         sure = loc_scores >= self.loc_conf
         sides = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
-        big = sides >= self.joker_size * (np.median(sides[sure]) if sure.any() else 0.0)
+        index_side = np.median(sides[sure]) if sure.any() else 0.0
+        big = sides >= self.joker_size * index_side
         weak_box = ~sure
         if weak_box.any() and sure.any():
             weak_box &= ~_frames_a_card(boxes, boxes[sure])
         maybe_joker = weak_box & big
-        whole_card = sides >= WHOLE_CARD_RATIO * (np.median(sides[sure]) if sure.any() else 0.0)
+        whole_card = sides >= WHOLE_CARD_RATIO * index_side
         maybe_index = weak_box & (loc_scores >= self.weak_index_loc_conf)
         order = np.argsort(-loc_scores, kind="stable")
         order = order[(sure | maybe_joker | maybe_index)[order]][: self.max_boxes]

@@ -380,16 +380,16 @@ class GameFeed:
             for p in trick["plays"]
         ]
         holders.append((new_at, new_number, new_seat, new))
-        by_count: dict[tuple[str, str | None], list[str]] = {
-            (f"trick {number}", seat): cards for (number, seat), cards in self._count_doubt.items()
-        }
         taken: dict[str, tuple[str, str | None, str]] = {}
         for card in extra:
             counts = self._counts() + Counter(new["cards"])
             in_doubt = [
                 h for h in holders if card in h[3]["cards"] and card in h[3].get("unsure", ())
             ]
-            if any(card in by_count.get((at, seat), ()) for at, _, seat, _ in in_doubt):
+            if any(
+                number and seat and card in self._count_doubt.get((number, seat), ())
+                for _, number, seat, _ in in_doubt
+            ):
                 continue
             allowed = [  # … those with a runner-up the deck has room for
                 h for h in in_doubt if counts[h[3].get("maybe", {}).get(card, card)] < COPIES

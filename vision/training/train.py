@@ -210,8 +210,7 @@ def train_classifier(
             f"dataset {data}: val/ has no folder for the classes {' '.join(missing)}: make both "
             "splits with `chaodipi vision crops` (an empty class folder is fine)"
         )
-    _import_ultralytics()
-    logging.getLogger("ultralytics").addFilter(VAL_CLASSES_ABSENT)
+    logging.getLogger("ultralytics").addFilter(VAL_CLASSES_ABSENT)  # ultralytics' own logger
     return _fit(model_yaml, settings, threads, project, name, resume, True, hours, imgsz, export_to)
 
 
