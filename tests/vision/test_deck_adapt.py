@@ -28,12 +28,14 @@ from vision.detector import DEFAULT_MODEL, CardDetector
 from vision.enrolment.adapt import (
     ANY_SIZE,
     JOKER_BARS,
+    MIN_ANY_SIZE_GAIN,
     AdaptError,
     AdaptResult,
     PairScore,
     _choose_joker_bar,
     _choose_joker_size,
     adapt_deck,
+    any_size_pays,
     beats,
     exclusive,
     files_digest,
@@ -229,6 +231,16 @@ def test_the_candidate_beats_the_bundled_pair_only_with_more_recall_and_as_much_
     assert beats(score(0.946, 0.95), bundled)  # a false read or two: the stills' noise
     assert not beats(score(0.944, 0.99), bundled)  # recall bought with precision
     assert not beats(score(None, None), bundled)
+
+
+def test_weak_boxes_of_any_size_are_read_as_jokers_only_for_a_clear_gain() -> None:
+    def score(precision: float, recall: float) -> PairScore:
+        return PairScore(precision, recall, None, 100)
+
+    carried = score(0.98, 0.93)
+    assert any_size_pays(score(0.98, 0.93 + MIN_ANY_SIZE_GAIN), carried)  # star-marked jokers
+    assert not any_size_pays(score(0.98, 0.941), carried)  # a few weak boxes: phantoms at a table
+    assert not any_size_pays(score(0.97, 0.99), carried)  # recall bought with precision
 
 
 def test_data_is_made_once_and_a_partial_folder_made_again(tmp_path: Path) -> None:
