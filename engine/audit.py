@@ -559,6 +559,10 @@ class _Auditor:
                         rests_on=[
                             *self.who_won(number - 1),
                             (number, upstream, NO_PLAY_SEEN),  # its play, if never seen
+                            # its play seen later: a card read in doubt may have lain there
+                            # unread before it was read, so when it touched the table is in
+                            # doubt too
+                            *[(number, q.seat, q.cards) for q in plays if q.seat == upstream],
                         ],
                     )
                 seen.add(play.seat)

@@ -426,6 +426,18 @@ def test_an_out_of_turn_lead_is_to_check_when_the_trick_before_was_read_unsurely
     assert report.infractions[0].to_check
 
 
+def test_out_of_turn_is_to_check_when_the_upstreams_cards_were_read_unsurely() -> None:
+    # W led; N's big joker, read in doubt, was read 0.7 s after E's card landed: a card read
+    # unsurely may have lain unread before its read, so who played first is for the referee
+    tricks = ["W:5D E:SJ N:BJ S:5S"]
+    assert kinds(run(tricks, declarer="W")) == [("out_of_turn", "E", 1)]
+    assert not run(tricks, declarer="W").infractions[0].to_check
+    report = audit(load_record(_unsure(record(tricks, declarer="W"), 1, "N", "BJ")))
+    assert kinds(report) == [("out_of_turn", "E", 1)] and report.infractions[0].to_check
+    report = audit(load_record(_unsure(record(tricks, declarer="W"), 1, "E", "SJ")))
+    assert not report.infractions[0].to_check  # the early play's own doubt makes it no later
+
+
 def test_a_play_of_the_wrong_count_is_to_check_when_its_cards_were_read_unsurely() -> None:
     # two fanned 10Cs, one read unsurely: the camera may have missed the one under it
     tricks = ["S:AS,AS W:10C N:4S,4S E:5S,6S"]
