@@ -131,6 +131,9 @@ class GameFeed:
         self._read_doubt: dict[tuple[int, str], dict[str, float]] = {}
         # Cards left out of a play as read in doubt and one too many, by (trick, seat).
         self._left_out: dict[tuple[int, str], list[str]] = {}
+        # Runner-ups taken for a play's third copies (the deck could not hold the read), by
+        # (trick, seat).
+        self._taken_for_third: dict[tuple[int, str], list[str]] = {}
         self._cleared_t: list[float] = []  # when each closed trick was collected
 
     @property
@@ -291,7 +294,8 @@ class GameFeed:
         5C in doubt, maybe JC), loses one copy; the other stays in doubt, and a takeback of
         that card is the misread copy going, not the other (9029: S's BJ read BJ BJ, the
         phantom's going seen as a takeback). With more cards in doubt than too many, those
-        the deck cannot hold (a third copy) are the ones left out; so are they with none in
+        the deck cannot hold (a third copy), or else the runner-ups taken for such copies, are
+        the ones left out; so are they with none in
         doubt, read surely, when they are just as many as the cards too many (validation hand
         9070: orell's own pair read a lone JD as JD QS, a sure third QS). What was left out is
         named in a ``count_mismatch`` conflict, for the referee to put back with a correction."""
@@ -310,6 +314,12 @@ class GameFeed:
                 # phantom BJ beside it in doubt, a third copy).
                 seen = self._counts()
                 beyond = [c for c in doubtful if seen[c] > COPIES]
+                # … or the runner-ups taken for such copies (validation hand 9078, atlasnye's
+                # own pair: N's lone QH read QH QH in doubt, maybe JH, a third QH, one copy
+                # taken as JH; both identities in doubt, the JH is the phantom).
+                taken = self._taken_for_third.get((number, play["seat"]), [])
+                if len(beyond) != surplus:
+                    beyond = [c for c in doubtful if c in taken]
                 if len(beyond) == surplus:
                     doubtful = beyond
                     copies = [c for c in copies if c in beyond]
@@ -412,6 +422,8 @@ class GameFeed:
                     del read_doubt[card]
             named = f"{seat}'s {card} of {at}" if seat else f"the kitty's {card}"
             taken[card] = (named, seat, other)
+            if number and seat:
+                self._taken_for_third.setdefault((number, seat), []).append(other)
         return taken
 
     def _doubt_counts(

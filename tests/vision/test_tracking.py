@@ -905,6 +905,28 @@ def test_game_feed_a_card_too_many_taken_as_its_runner_up_is_still_left_out() ->
     assert_third_trick_without_false_infractions(feed, [["9C"], ["JD"], ["SJ"], ["7C"]])
 
 
+def test_game_feed_a_runner_up_taken_for_a_third_copy_of_a_pair_read_in_doubt_is_left_out() -> None:
+    # validation hand 9078 (atlasnye's own pair): N's lone QH read QH QH in doubt (maybe JH)
+    # after a QH: one copy becomes the JH, both identities are in doubt, the JH is the phantom
+    feed = GameFeed(declarer="E", trump="H")
+    feed_plays(feed, "E:QS S:3S W:4S N:5S")
+    feed.apply(PlayEvent("E", ("9C",), 10.0, 10.5))
+    feed.apply(
+        PlayEvent("S", ("QS", "QS"), 12.0, 12.5, unsure=(("QS", 0.5),), maybe=(("QS", "QC"),))
+    )
+    assert sorted(feed.record["tricks"][1]["plays"][1]["cards"]) == ["QC", "QS"]
+    *_, left_out = feed.apply(PlayEvent("W", ("7C",), 14.0, 14.5))
+    assert (left_out.kind, left_out.seat, left_out.cards) == ("count_mismatch", "S", ("QC",))
+    feed.apply(PlayEvent("N", ("8C",), 16.0, 16.5))
+    assert [p["cards"] for p in feed.record["tricks"][1]["plays"]] == [
+        ["9C"],
+        ["QS"],
+        ["7C"],
+        ["8C"],
+    ]
+    assert not [i for i in feed.audit().infractions if i.kind in ("duplicate_card", "card_count")]
+
+
 def test_game_feed_a_sure_third_copy_as_many_as_the_cards_too_many_is_left_out() -> None:
     # validation hand 9070 (orell's own pair): S's lone JD read JD QS, both surely, after two
     # QS: the trick's count and the deck single the QS out, named for the referee to put back
