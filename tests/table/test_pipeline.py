@@ -213,9 +213,15 @@ def test_an_infraction_resting_on_an_unsure_read_is_counted_as_a_question_not_as
     assert score.to_json()["plays"]["unsure"] == {"exact": 2, "wrong": 1}
     # S "played 8D" holding a spade (3S, trick 3): a revoke, but only as read unsurely
     assert score.false_infractions == [("revoke", "S", 2), ("out_of_turn", "W", 2)]
-    assert score.false_to_check == [("revoke", "S", 2)]
-    # an out-of-turn play rests on when cards landed and on who won trick 1 (read surely)
+    # W's play before S's rests on when S's cards landed: read unsurely, they may have lain
+    # there unread before they were read
+    assert score.false_to_check == [("revoke", "S", 2), ("out_of_turn", "W", 2)]
+    assert score.false_asserted == []
+    predicted[8] = _play("S", "8S", 13.0)  # read surely: W went before it, asserted
+    score = score_events(predicted, truth, record, injected=injected)
     assert score.false_asserted == [("out_of_turn", "W", 2)]
+    predicted[8] = {**_play("S", "8D", 13.0), "unsure": {"8D": 0.6}}
+    score = score_events(predicted, truth, record, injected=injected)
     assert score.injected_found == score.injected_to_check == [("revoke", "S", 2)]
     assert "to check, resting on an unsure read: revoke S t2" in score.text()
 
