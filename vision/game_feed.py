@@ -295,10 +295,10 @@ class GameFeed:
         that card is the misread copy going, not the other (9029: S's BJ read BJ BJ, the
         phantom's going seen as a takeback). With more cards in doubt than too many, those
         the deck cannot hold (a third copy), or else the runner-ups taken for such copies, are
-        the ones left out; so are they with none in
-        doubt, read surely, when they are just as many as the cards too many (validation hand
-        9070: orell's own pair read a lone JD as JD QS, a sure third QS). What was left out is
-        named in a ``count_mismatch`` conflict, for the referee to put back with a correction."""
+        the ones left out; so are they with none in doubt, read surely, when they are just as
+        many as the cards too many (validation hand 9070: orell's own pair read a lone JD as
+        JD QS, a sure third QS). What was left out is named in a ``count_mismatch`` conflict,
+        for the referee to put back with a correction."""
         found: list[RecognitionConflictEvent] = []
         for play in plays:
             count = _count_every_other_play_holds(plays, play)

@@ -217,13 +217,11 @@ def test_an_infraction_resting_on_an_unsure_read_is_counted_as_a_question_not_as
     # there unread before they were read
     assert score.false_to_check == [("revoke", "S", 2), ("out_of_turn", "W", 2)]
     assert score.false_asserted == []
+    assert score.injected_found == score.injected_to_check == [("revoke", "S", 2)]
+    assert "to check, resting on an unsure read: revoke S t2" in score.text()
     predicted[8] = _play("S", "8S", 13.0)  # read surely: W went before it, asserted
     score = score_events(predicted, truth, record, injected=injected)
     assert score.false_asserted == [("out_of_turn", "W", 2)]
-    predicted[8] = {**_play("S", "8D", 13.0), "unsure": {"8D": 0.6}}
-    score = score_events(predicted, truth, record, injected=injected)
-    assert score.injected_found == score.injected_to_check == [("revoke", "S", 2)]
-    assert "to check, resting on an unsure read: revoke S t2" in score.text()
 
 
 def test_a_misread_the_runner_up_read_fixes_is_counted_and_its_false_infractions_go() -> None:
