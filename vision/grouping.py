@@ -45,9 +45,20 @@ Inside a card seen whole (both corners found) nothing but that card's own face s
 box whose centre lies on it (near the line between its two corners, the nearer the closer to a
 corner: the card is a rectangle with that line for its diagonal) is a misread of its pips or
 picture (an ace of spades' big central spade reads like a black joker, or a 7) and
-is dropped. A joker box half or more inside one of its own identity at least twice its size is
-a part of it (a picture joker boxed whole and by halves): the two become their union. Never
-for indices: a box spanning a fanned pair's two strips would swallow both copies.
+is dropped. A joker box half or more inside one of its own identity at
+least twice its size is a part of it (a picture joker boxed whole and by halves): the two become
+their union. Never for indices: a box spanning a fanned pair's two strips would swallow both
+copies.
+
+A court card's picture begins right beside its index, and the localiser may box it there and
+the classifier read it as the card (a validation deck's QH, its queen's head boxed 3 px off the
+top index, 1.4 cm across to its 0.75, read QH at 0.50; a JS's and a KC's the same, read 0.98
+and 0.86 beside an index read 1.00: two cards each; validation hands 9078, 9063, 9071). So a
+box of a card's identity that touches an index of it read at least as surely (a gap of at most
+``PICTURE_GAP`` of the index's short side) and is bigger than it — ``PICTURE_ACROSS`` times
+as wide across the index and ``PICTURE_AREA`` times its area — is that card's picture, not a
+corner. A fanned copy's index is the index's size and lies a fan's step off, clear of it: a
+partly covered one is narrower, not wider. Never jokers: their picture is their face.
 """
 
 from __future__ import annotations
@@ -84,6 +95,9 @@ SAME_DIAGONAL = 1.25  # … when the longer of their two diagonals is at most th
 SURE_APART = 0.95  # two corners read as two ranks this surely are two cards
 FAN_STEP_CM = 1.0  # same-identity boxes' centres this far apart (and overlapping little): two cards
 SAME_SHAPE = 1.25  # … when each side of one box is within this factor of the other's
+PICTURE_GAP = 0.5  # a box this near an index (× its short side) and of its identity …
+PICTURE_ACROSS = 1.5  # … this many times as wide across the index …
+PICTURE_AREA = 1.3  # … and of this many times its area is the card's picture (module doc)
 
 
 class BoxLike(Protocol):
@@ -279,10 +293,13 @@ def _long_axis(b: Box) -> int | None:
 def _along_a_diagonal(a: Box, b: Box) -> bool:
     """Whether two boxes can be a card's opposite corners by direction: an elongated index lies
     along its card's long side, and the line between opposite corners runs across the card at
-    about 35° to that side, never along a side (a column of fanned indices)."""
-    axis = _long_axis(a)
-    if axis is None or axis != _long_axis(b):
-        return True  # turned too far to tell the card's sides
+    about 35° to that side, never along a side (a column of fanned indices). One elongated box
+    tells the sides when the other is too square to (a poor box beside a sideways fan's column,
+    read as a card of it, had been taken for that card's far corner: validation hand 9051)."""
+    axes = {_long_axis(a), _long_axis(b)} - {None}
+    if len(axes) != 1:
+        return True  # turned too far to tell the card's sides, or the two disagree
+    (axis,) = axes
     (ax, ay), (bx, by) = box_centre(a), box_centre(b)
     along, across = (abs(bx - ax), abs(by - ay)) if axis == 0 else (abs(by - ay), abs(bx - ax))
     low, high = DIAGONAL_DEG
@@ -429,8 +446,8 @@ def group_cards(
             seconds[box] = (float(getattr(d, "runner_up_confidence", 0.0)), second)
     sightings: list[CardSighting] = []
     for identity, boxes in by_identity.items():
-        if identity in JOKERS:  # a picture joker may be boxed whole and by parts
-            boxes = _join_parts(boxes)
+        # A picture joker may be boxed whole and by parts; another card's picture is no card.
+        boxes = _join_parts(boxes) if identity in JOKERS else _without_pictures(boxes)
         partners = [
             u.box
             for u in unsure
@@ -567,6 +584,29 @@ def _drop_faces_of_whole_cards(sightings: list[CardSighting]) -> list[CardSighti
         s
         for s in sightings
         if len(s.boxes) != 1 or not any(_on_face(box_centre(s.boxes[0]), w) for w in whole)
+    ]
+
+
+def _picture_beside(box: Box, index: Box) -> bool:
+    """Whether ``box`` is the picture of the card whose index is ``index`` (module doc): right
+    beside it, wider across it and bigger."""
+    axis = 0 if index[2] - index[0] <= index[3] - index[1] else 1  # across the index
+    across = index[2 + axis] - index[axis]
+    gap = max(index[0] - box[2], box[0] - index[2], index[1] - box[3], box[1] - index[3], 0.0)
+    return (
+        gap <= PICTURE_GAP * across
+        and box[2 + axis] - box[axis] >= PICTURE_ACROSS * across
+        and _area(box) >= PICTURE_AREA * _area(index)
+    )
+
+
+def _without_pictures(boxes: list[tuple[Box, float]]) -> list[tuple[Box, float]]:
+    """One identity's boxes less those that are a card's picture beside an index of it read at
+    least as surely (module doc)."""
+    return [
+        (box, conf)
+        for box, conf in boxes
+        if not any(sure >= conf and _picture_beside(box, other) for other, sure in boxes)
     ]
 
 

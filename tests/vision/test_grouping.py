@@ -243,6 +243,44 @@ def test_a_fanned_card_beside_a_card_seen_whole_stays() -> None:
     assert shapes(cards) == [("KS", 1), ("AS", 2)]
 
 
+def test_a_court_cards_picture_boxed_beside_its_index_and_read_in_doubt_is_no_second_copy() -> None:
+    # A QH seen whole at 12 px a cm (validation hand 9078): the queen's head beside the top
+    # index boxed 3 px off, 19 × 30 px against the index's 11 × 17, and read QH at 0.50.
+    top_left, bottom_right = corners(100, 100, height=106)
+    head = (top_left[2] + 3, top_left[1], top_left[2] + 22, top_left[1] + 30)
+    reads = [det("QH", top_left, 0.97), det("QH", bottom_right, 0.92), det("QH", head, 0.50)]
+    assert shapes(group_cards(reads, px_per_cm=12.0)) == [("QH", 2)]
+
+
+def test_a_court_cards_picture_beside_its_lone_index_is_no_second_copy() -> None:
+    # A KC seen at one corner (validation hand 9071, 12 px a cm): its index boxed twice and
+    # read 1.00, the king's picture right beside it, 15 px across to its 9, read KC at 0.86.
+    reads = [
+        det("KC", (363.0, 216.0, 373.0, 237.0), 1.0),
+        det("KC", (360.0, 216.0, 369.0, 237.0), 1.0),
+        det("KC", (370.0, 219.0, 385.0, 237.0), 0.86),
+    ]
+    assert shapes(group_cards(reads, px_per_cm=12.0)) == [("KC", 1)]
+
+
+def test_a_bigger_box_read_more_surely_than_the_index_or_clear_of_it_stays_a_card() -> None:
+    top_left, bottom_right = corners(100, 100, height=106)
+    head = (top_left[2] + 3, top_left[1], top_left[2] + 22, top_left[1] + 30)
+    surer = [det("QH", top_left, 0.9), det("QH", bottom_right, 0.92), det("QH", head, 0.97)]
+    assert sorted(len(c.boxes) for c in group_cards(surer, px_per_cm=12.0)) == [1, 2]
+    clear = (top_left[2] + 8, top_left[1], top_left[2] + 27, top_left[1] + 30)
+    apart = [det("QH", top_left, 0.97), det("QH", bottom_right, 0.92), det("QH", clear, 0.5)]
+    assert sorted(len(c.boxes) for c in group_cards(apart, px_per_cm=12.0)) == [1, 2]
+
+
+def test_a_fanned_copys_index_read_in_doubt_beside_the_top_cards_corner_stays() -> None:
+    top_left, bottom_right = corners(100, 100)
+    x1, y1, x2, y2 = bottom_right
+    under = (x1 - 28, y1, x2 - 28, y2)
+    reads = [det("AH", top_left), det("AH", bottom_right), det("AH", under, 0.5)]
+    assert sorted(len(c.boxes) for c in group_cards(reads)) == [1, 2]
+
+
 def test_a_picture_joker_boxed_whole_and_by_halves_is_one_joker() -> None:
     whole = (95.0, 311.0, 170.0, 377.0)
     left, right = (102.0, 313.0, 131.0, 372.0), (152.0, 320.0, 182.0, 381.0)
@@ -348,6 +386,28 @@ def test_a_four_index_card_seen_whole_is_one_card() -> None:
     cards = group_cards([det("7H", b) for b in four_corners(100, 100)])
     assert shapes(cards) == [("7H", 4)]
     assert not cards[0].ambiguous
+
+
+def test_a_square_box_below_a_sideways_fans_column_is_no_far_corner_of_a_card_in_it() -> None:
+    # Validation hand 9051 (atlasnye, 12 px a cm): a throw of seven clubs turned sideways, its
+    # indices a column; a poor box across the QC's index, 21 × 15 px, read 4C. Taken for the
+    # far corner of the 4C straight above it, the 8C, 9C and JC lay on that "card"'s face and
+    # were dropped; the 4C's index is wide, so the 4C lies sideways and its far corner lies
+    # off the column, not along it.
+    column = {
+        "2C": (194.0, 258.0, 215.0, 269.0),
+        "3C": (190.0, 279.0, 213.0, 290.0),
+        "4C": (192.0, 299.0, 214.0, 309.0),
+        "8C": (193.0, 319.0, 214.0, 329.0),
+        "9C": (192.0, 340.0, 214.0, 351.0),
+        "JC": (192.0, 363.0, 212.0, 377.0),
+        "QC": (195.0, 382.0, 215.0, 395.0),
+    }
+    reads = [det(card, box, 1.0) for card, box in column.items()]
+    reads += [det("QC", (113.0, 426.0, 135.0, 437.0), 1.0), det("4C", (193.0, 390.0, 213.6, 405.2))]
+    cards = group_cards(reads, px_per_cm=12.0)
+    assert set(column) <= {c.identity for c in cards}
+    assert [len(c.boxes) for c in cards if c.identity == "4C"] == [1, 1]
 
 
 def test_two_four_index_copies_side_by_side_are_two_cards() -> None:
