@@ -45,14 +45,13 @@ Inside a card seen whole (both corners found) nothing but that card's own face s
 box whose centre lies on it (near the line between its two corners, the nearer the closer to a
 corner: the card is a rectangle with that line for its diagonal) is a misread of its pips or
 picture (an ace of spades' big central spade reads like a black joker, or a 7) and
-is dropped. A joker box half or more inside one of its own identity at
-least twice its size is a part of it (a picture joker boxed whole and by halves): the two become
-their union. Never for indices: a box spanning a fanned pair's two strips would swallow both
-copies.
+is dropped. A joker box half or more inside one of its own identity at least twice its size is
+a part of it (a picture joker boxed whole and by halves): the two become their union. Never
+for indices: a box spanning a fanned pair's two strips would swallow both copies.
 
 A court card's picture begins right beside its index, and the localiser may box it there and
 the classifier read it as the card (a validation deck's QH, its queen's head boxed 3 px off the
-top index, 1.4 cm across to its 0.75, read QH at 0.50; a JS's and a KC's the same, read 0.98
+top index, 1.6 cm across to its 0.75, read QH at 0.50; a JS's and a KC's the same, read 0.98
 and 0.86 beside an index read 1.00: two cards each; validation hands 9078, 9063, 9071). So a
 box of a card's identity that touches an index of it read at least as surely (a gap of at most
 ``PICTURE_GAP`` of the index's short side) and is bigger than it — ``PICTURE_ACROSS`` times
