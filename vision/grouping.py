@@ -19,7 +19,13 @@ two copies of an identity exist; a reading with more is merged down to two and f
 distance is judged in cm instead (``CORNER_CM``): index sizes differ between decks by half — the
 held-out deck's 2 cm index put a fan's neighbour 11.5 cm away, farther than a card's diagonal,
 at the "best" 5.5 index sizes — while a card's size hardly differs. A four-index deck's card
-seen whole pairs up along both diagonals, which share a centre: the two pairs are one card.
+seen whole pairs up along both diagonals, which share a centre: the two pairs are one card. A
+pair that is another moved one way is no other diagonal of it, though: the top card of a
+fanned QC QC, its top index beside its big club pip (boxed index-sized, read QC unsurely), and
+the under QC's bottom index 1.7 cm right of the top card's made a pair of the pip and that
+index, centred 1.4 cm from the top card's, and the two copies were read as one four-index card
+(validation hand 9063, atlasnye's own pair). A card's other diagonal, and the pips a court
+card prints beside both its indices, lie off its two ends the opposite ways (``SHIFTED_COS``).
 
 The two corners of one card can also be *read* differently (2♠ at one corner, 2♣ at the
 other). Left alone that is two cards, and a one-card play becomes a two-card one (a false
@@ -91,6 +97,7 @@ ELONGATED = 1.4  # an index box this much higher than wide (or wider) shows its 
 DIAGONAL_DEG = (10.0, 60.0)  # opposite corners' line to the card's long side (about 35°)
 SAME_CENTRE = 1.0  # two corner pairs whose midpoints are this close, in index sizes, are one card
 SAME_DIAGONAL = 1.25  # … when the longer of their two diagonals is at most this × the shorter
+SHIFTED_COS = 0.5  # … unless one is the other moved one way: its ends' offsets within 60°
 SURE_APART = 0.95  # two corners read as two ranks this surely are two cards
 FAN_STEP_CM = 1.0  # same-identity boxes' centres this far apart (and overlapping little): two cards
 SAME_SHAPE = 1.25  # … when each side of one box is within this factor of the other's
@@ -348,10 +355,24 @@ def _midpoint_and_length(card: _Card) -> tuple[float, float, float]:
     return (ax + bx) / 2, (ay + by) / 2, math.hypot(bx - ax, by - ay)
 
 
+def _shifted(a: _Card, b: _Card) -> bool:
+    """Whether pair ``b`` is pair ``a`` moved one way: each end of ``b`` lies off the nearer
+    end of ``a`` in about the same direction (a fanned copy, or a pip beside one index paired
+    with a copy's index beside the other). A card's other diagonal, or its pips beside both
+    indices, lie off its two ends the opposite ways."""
+    (a1, a2), (b1, b2) = ([box_centre(box) for box, _ in card.members[:2]] for card in (a, b))
+    if math.dist(a1, b1) + math.dist(a2, b2) > math.dist(a1, b2) + math.dist(a2, b1):
+        b1, b2 = b2, b1
+    (ux, uy), (vx, vy) = (b1[0] - a1[0], b1[1] - a1[1]), (b2[0] - a2[0], b2[1] - a2[1])
+    lengths = math.hypot(ux, uy) * math.hypot(vx, vy)
+    return lengths > 0 and (ux * vx + uy * vy) / lengths >= SHIFTED_COS
+
+
 def _one_card_of_four_corners(pairs: list[_Card]) -> list[_Card]:
     """A four-index deck prints its index in every corner, and a card seen whole pairs up as
     two cards, one per diagonal, that share a centre and a length: they are one card. Two
-    copies never do: one lying on the other hides the lower one's corners."""
+    copies never do: one lying on the other hides the lower one's corners; a pair that is the
+    other moved one way (:func:`_shifted`) is no other diagonal of it."""
     cards = list(pairs)
     k = 0
     while k < len(cards):
@@ -360,7 +381,8 @@ def _one_card_of_four_corners(pairs: list[_Card]) -> list[_Card]:
         for j in range(k + 1, len(cards)):
             jx, jy, jl = _midpoint_and_length(cards[j])
             same_length = max(kl, jl) <= SAME_DIAGONAL * min(kl, jl)
-            if same_length and math.hypot(jx - kx, jy - ky) <= SAME_CENTRE * size:
+            same_centre = math.hypot(jx - kx, jy - ky) <= SAME_CENTRE * size
+            if same_length and same_centre and not _shifted(cards[k], cards[j]):
                 cards[k] = _Card(cards[k].members + cards[j].members)
                 del cards[j]
                 break

@@ -417,6 +417,30 @@ def test_two_four_index_copies_side_by_side_are_two_cards() -> None:
     assert not any(c.ambiguous for c in cards)
 
 
+def test_a_pair_shifted_off_a_card_is_a_second_copy_not_that_cards_other_diagonal() -> None:
+    """N's lead of QC QC fanned, in a zone view at 12 px a cm (validation hand 9063, atlasnye's
+    own pair): the top QC seen whole, its top index beside its big club pip (boxed, read QC
+    unsurely), the under QC's bottom index 1.7 cm right of the top card's. Pip and under index
+    are the top card's two corners moved right, not its other diagonal (which would run across
+    it, each end the other way): two cards."""
+    top_index, top_far = det("QC", (290, 117, 300, 138), 0.99), det("QC", (346, 192, 357, 211), 1)
+    under = det("QC", (366, 190, 378, 210), 1.0)
+    pip = Detection("JC", (301, 116, 315, 139), 0.5, 0.5, "QC", 0.4)
+    cards = group_cards([top_index, top_far, under], px_per_cm=12.0, unsure_corners=[pip])
+    assert shapes(cards) == [("QC", 2), ("QC", 2)]
+    assert [top_index.box, top_far.box] in [c.boxes for c in cards]
+
+
+def test_a_court_card_with_a_big_pip_beside_each_index_read_as_it_is_one_card() -> None:
+    """A KC seen whole at 12 px a cm (validation hand 9067, atlasnye's own pair): its big club
+    beside each index boxed index-sized and read KC. The two pips pair like the two indices,
+    centred alike, but lie off the two ends the opposite ways (inward): one card."""
+    indices = [(100.0, 100.0, 110.0, 121.0), (160.0, 180.0, 170.0, 201.0)]
+    pips = [(111.0, 100.0, 125.0, 122.0), (145.0, 179.0, 159.0, 201.0)]
+    reads = [det("KC", box, 1.0) for box in indices] + [det("KC", box, 0.7) for box in pips]
+    assert shapes(group_cards(reads, px_per_cm=12.0)) == [("KC", 4)]
+
+
 def test_a_fanned_pair_of_jokers_with_wide_indices_a_fan_step_apart_is_two_jokers() -> None:
     # Replay footage (hand 9021, a validation deck's pair of big jokers fanned, 12 px a cm): the
     # two vertical "JOKER" columns are 2 cm wide and lie 1.25 cm apart, the top joker's other
