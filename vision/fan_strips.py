@@ -59,10 +59,24 @@ such strips, by geometry and the paper's brightness, and asking the classifier w
   box a card's index once as it lands and never again as it lies under the next: a KC under a
   pair of AC read KC at 0.93–0.95 at its strip's corner, validation hand 9035 with atlasnye's
   own pair). Nothing here keys on a design's colours or drawing;
+* a strip that no read names, lying just left of a joker read, that shows what that joker
+  shows along its own left edge — the same picture (normalised correlation of the two bands
+  at least ``TWIN_LIKENESS``, sought ``TWIN_SLACK_CM`` either way: the copies lie a little
+  apart) in the same colour and ink (``TWIN_MARKED``) — is a second copy of that joker, in
+  doubt: the two decks' copies print the same face, and a pair of jokers is a common play
+  (a narrow deck's pair of small jokers, its grey jester read on no strip, was read as one SJ
+  and seven false infractions were put to the referee: validation hand 9088). The other joker
+  of a design that prints its jokers alike but for colour differs in colour;
 * a strip of card face that is no joker (blank, or an index the classifier could not read) is
   still a card no read names: :func:`hidden_jokers` counts them (``StripReads.unnamed``),
   and the zone reader then doubts the cards read on that zone, so a short play rests on a card
   in doubt and is asked about, not asserted.
+
+Decks differ in their cards' width (5.3–6.3 cm for a card 8.8 cm high), and a fan's strips
+are what its cards' widths leave: the zone reader learns the width from the index cards it sees
+lying alone and whole (``StripReads.widths``) and hands it in (``card_w_cm``; a poker card's
+6.3 cm until it knows). Taken for 6.3 cm, the top card of validation hand 9088's pair of
+jokers, 5.3 cm wide, filled its fan of 6.8 cm but for 0.5 cm, under ``MIN_STRIP_CM``.
 
 A lone card no read explains is a fan of one: :func:`card_corner_marks` gives where its corner
 marks lie, all four (which way up it lies is not known), for :mod:`vision.zone_reads` to read.
@@ -109,6 +123,10 @@ CORNER_MARK_INSET_CM = 1.4  # … its centre this far from the card's end
 STRIP_JOKER_CONF = 0.5  # a strip read as a joker this surely is that joker
 STRIP_CARD_CONF = 0.9  # a strip's corner mark read as an index card this surely is that card
 STRIP_CONFIDENCE = 0.6
+TWIN_LIKENESS = 0.8  # a strip this alike to the joker on its right is a second copy of it …
+TWIN_SLACK_CM = 0.3  # … sought this far either way (the copies lie a little apart) …
+TWIN_MARKED = 0.15  # … its shares of colour and of ink within this of that joker's edge's
+CARD_ASPECT = (0.55, 0.8)  # a card's width over its height (decks: about 0.6–0.72)
 
 
 Fan = tuple[np.ndarray, np.ndarray, np.ndarray, float, float]
@@ -127,6 +145,9 @@ class Strip:
     corners: tuple[Box, ...] = ()
     """Where the strip's card prints its corner marks, at both ends of its left edge (view px):
     index-sized boxes, read as the localiser's boxes are."""
+    twin: str | None = None
+    """The joker lying on the strip's right when the strip shows what that joker shows along
+    its own left edge: a second copy of it (:func:`_twin`)."""
 
     @property
     def face(self) -> bool:
@@ -170,6 +191,9 @@ class StripReads(NamedTuple):
     indices: tuple[CardSighting, ...] = ()
     """The index cards strips show, in doubt: as the weak reads of an index on the strip name
     them, or as a corner mark of the strip reads one surely (``STRIP_CARD_CONF``)."""
+    widths: tuple[float, ...] = ()
+    """How wide (cm) each index card lying alone and seen whole is: the deck's card width, which
+    the zone reader learns (decks differ: 5.3–6.3 cm)."""
 
 
 def hidden_jokers(
@@ -181,6 +205,7 @@ def hidden_jokers(
     px_per_cm: float,
     read_strips: StripReader | None = None,
     weak_reads: Sequence[UnsureCorner] = (),
+    card_w_cm: float = CARD_W_CM,
 ) -> StripReads:
     """The jokers fans in ``view_bgr`` show only by a strip (see the module docstring), the
     index cards they show by an index read weakly or a corner mark read surely, and the number
@@ -190,8 +215,10 @@ def hidden_jokers(
     cards read there and ``unread_indices`` the boxes the localiser was sure held an index that
     was not read surely (view pixels), ``weak_reads`` how some of those boxes read all the same,
     ``fan_right`` the player's right in view axes; ``read_strips`` reads the
-    strips (without it no strip is a joker)."""
-    strips, between = _look_at_fans(paper, view_bgr, cards, fan_right, px_per_cm, weak_reads)
+    strips (without it no strip is a joker); ``card_w_cm`` is the deck's card width."""
+    strips, between, widths = _look_at_fans(
+        paper, view_bgr, cards, fan_right, px_per_cm, weak_reads, card_w_cm
+    )
     faces = sum(strip.face for strip in strips)
     readable = [s for s in strips if s.face or s.drawn_in_ink]
     held = [(s, _read_weakly(s, weak_reads)) for s in readable if s.holds_any(unread_indices)]
@@ -215,10 +242,15 @@ def hidden_jokers(
             jokers.append(CardSighting(joker, [strip.box], share, runner_up=other_joker(joker)))
         elif card := _index_at_a_corner(said[1:], boxes[1:], cards):
             indices.append(card)
+        elif strip.twin:
+            joker = strip.twin
+            jokers.append(
+                CardSighting(joker, [strip.box], STRIP_CONFIDENCE, runner_up=other_joker(joker))
+            )
         else:
             continue
         named_faces += strip.face
-    return StripReads(jokers, faces - named_faces, tuple(indices))
+    return StripReads(jokers, faces - named_faces, tuple(indices), widths)
 
 
 def _index_at_a_corner(
@@ -325,9 +357,10 @@ def unexplained_strips(
     cards: Sequence[CardSighting],
     fan_right: tuple[float, float],
     px_per_cm: float,
+    card_w_cm: float = CARD_W_CM,
 ) -> list[Strip]:
     """Every stretch of a fan on the view that the ``cards`` read do not explain."""
-    return _look_at_fans(paper, view_bgr, cards, fan_right, px_per_cm)[0]
+    return _look_at_fans(paper, view_bgr, cards, fan_right, px_per_cm, (), card_w_cm)[0]
 
 
 def _look_at_fans(
@@ -337,14 +370,16 @@ def _look_at_fans(
     fan_right: tuple[float, float],
     px_per_cm: float,
     weak_reads: Sequence[UnsureCorner] = (),
-) -> tuple[list[Strip], list[UnsureCorner]]:
-    """Every stretch of a fan on the view that the ``cards`` read do not explain, and the
+    card_w_cm: float = CARD_W_CM,
+) -> tuple[list[Strip], list[UnsureCorner], tuple[float, ...]]:
+    """Every stretch of a fan on the view that the ``cards`` read do not explain, the
     ``weak_reads`` that lie between two read cards' indices of a fan (see the module
-    docstring)."""
+    docstring), and the widths of the index cards lying alone seen whole."""
     paper = _sharpened(paper, view_bgr, px_per_cm)
     n, labels, stats, _ = cv2.connectedComponentsWithStats(paper)
     strips: list[Strip] = []
     between: list[UnsureCorner] = []
+    widths: list[float] = []
     read_boxes = {box for card in cards for box in card.boxes}
     for label in range(1, n):
         if stats[label, cv2.CC_STAT_AREA] < 0.4 * CARD_W_CM * CARD_H_CM * px_per_cm**2:
@@ -354,9 +389,11 @@ def _look_at_fans(
         if fan is None:
             continue
         centre, along, across, length, breadth = fan
-        spans, lefts = _explained(cards, fan, px_per_cm)
+        spans, lefts = _explained(cards, fan, px_per_cm, card_w_cm)
         if not spans:
             continue  # a card nobody read at all: the lone-blob reading's business
+        if (width := _alone_and_whole(cards, fan, px_per_cm, card_w_cm)) is not None:
+            widths.append(width)
         indices = _read_index_points(cards, fan, px_per_cm)
         between += [
             read
@@ -381,8 +418,96 @@ def _look_at_fans(
                 looked = _rectangle(centre, along, across, u0 + left_inset, u1 - inset, breadth)
                 strip = _strip(polygon, looked * px_per_cm, inside, view_bgr)
                 corners = _corner_boxes(centre, along, across, u0, u1, breadth, px_per_cm)
-                strips.append(replace(strip, corners=corners))
-    return strips, between
+                twin = None
+                if k == count - 1 and (strip.face or strip.drawn_in_ink):
+                    stretch = (u0, u1)
+                    twin = _twin(view_bgr, inside, strip, cards, fan, stretch, px_per_cm, card_w_cm)
+                strips.append(replace(strip, corners=corners, twin=twin))
+    return strips, between, tuple(widths)
+
+
+def _twin(
+    view_bgr: np.ndarray,
+    paper: np.ndarray,
+    strip: Strip,
+    cards: Sequence[CardSighting],
+    fan: Fan,
+    stretch: tuple[float, float],
+    px_per_cm: float,
+    card_w_cm: float,
+) -> str | None:
+    """The joker read just right of ``strip`` (``stretch``, cm along the ``fan``) when the strip
+    shows what that joker shows along its own left edge — the same picture (normalised
+    correlation at least ``TWIN_LIKENESS``, sought ``TWIN_SLACK_CM`` either way) in the same
+    colour and ink (shares within ``TWIN_MARKED``): a second copy of it (see the module
+    docstring); else none."""
+    u0, u1 = stretch
+    jokers = {
+        card.identity
+        for card in cards
+        if card.identity in JOKERS
+        and any(
+            (point := _fan_point(box, fan, px_per_cm)) is not None
+            and u1 - MIN_STRIP_CM <= point[0] <= u1 + card_w_cm
+            for box in card.boxes
+        )
+    }
+    if len(jokers) != 1:
+        return None
+    width, slack = u1 - u0, TWIN_SLACK_CM
+    shown = _band(view_bgr, fan, u0 + slack, u1 - slack, slack, px_per_cm)
+    beside = _band(view_bgr, fan, u1 - slack, u1 + width + slack, 0.0, px_per_cm)
+    if shown is None or beside is None:
+        return None
+    centre, along, across, _, breadth = fan
+    own_edge = _rectangle(centre, along, across, u1, u1 + width, breadth) * px_per_cm
+    looked = _rectangle(
+        centre, along, across, u1 + STRIP_INSET_CM, u1 + width - STRIP_INSET_CM, breadth
+    )
+    edge = _strip(own_edge, looked * px_per_cm, paper, view_bgr)
+    marked_alike = (
+        abs(edge.coloured - strip.coloured) <= TWIN_MARKED
+        and abs(edge.inked - strip.inked) <= TWIN_MARKED
+    )
+    likeness = float(cv2.matchTemplate(beside, shown, cv2.TM_CCOEFF_NORMED).max())
+    return next(iter(jokers)) if marked_alike and likeness >= TWIN_LIKENESS else None
+
+
+def _alone_and_whole(
+    cards: Sequence[CardSighting], fan: Fan, px_per_cm: float, card_w_cm: float
+) -> float | None:
+    """The ``fan``'s length when it is one index card alone, seen whole (two of its index boxes
+    on it, across the card from each other, and no other card's): that card's width (cm)."""
+    _, _, _, length, breadth = fan
+    on_fan = [
+        (card, points)
+        for card in cards
+        if (points := [p for box in card.boxes if (p := _fan_point(box, fan, px_per_cm))])
+    ]
+    if len(on_fan) != 1 or on_fan[0][0].identity in JOKERS:
+        return None
+    along = [u for u, _ in on_fan[0][1]]
+    low, high = CARD_ASPECT
+    seen_whole = len(along) >= 2 and max(along) - min(along) >= card_w_cm / 2
+    return length if seen_whole and low * breadth <= length <= high * breadth else None
+
+
+def _band(
+    view_bgr: np.ndarray, fan: Fan, u0: float, u1: float, inset: float, px_per_cm: float
+) -> np.ndarray | None:
+    """The view's pixels over the stretch ``u0`` … ``u1`` along the ``fan``, across its breadth
+    less ``inset`` at each side (a negative inset: more), turned upright (along → x); none when
+    under a few pixels."""
+    centre, along, across, _, breadth = fan
+    half = breadth / 2 - inset
+    width, height = round((u1 - u0) * px_per_cm), round(2 * half * px_per_cm)
+    if width < 4 or height < 4:
+        return None
+    ends = ((u0, -half), (u1, -half), (u0, half))
+    source = np.array([(centre + along * u + across * v) * px_per_cm for u, v in ends], np.float32)
+    target = np.array([(0, 0), (width, 0), (0, height)], np.float32)
+    warp = cv2.getAffineTransform(source, target)
+    return cv2.warpAffine(view_bgr, warp, (width, height), flags=cv2.INTER_LINEAR)
 
 
 def _fan_point(box: Box, fan: Fan, px_per_cm: float) -> tuple[float, float] | None:
@@ -518,7 +643,7 @@ def _rotated_rect(
 
 
 def _explained(
-    cards: Sequence[CardSighting], fan: Fan, px_per_cm: float
+    cards: Sequence[CardSighting], fan: Fan, px_per_cm: float, card_w_cm: float = CARD_W_CM
 ) -> tuple[list[tuple[float, float]], list[float]]:
     """The stretches along the fan (cm from its centre) the cards read explain, and the left
     edges of the cards whose left edge is known."""
@@ -540,7 +665,7 @@ def _explained(
                 # its box may hold the strips of cards under it): one card at the right end —
                 # the fan's, not the box's: the upright box of a tilted card reaches past it.
                 right = min(float(u.max()), length / 2)
-                spans.append((max(float(u.min()), right - CARD_W_CM - 0.3), right))
+                spans.append((max(float(u.min()), right - card_w_cm - 0.3), right))
             elif short_side >= WHOLE_CARD_CM:
                 spans.append((float(u.min()), float(u.max())))  # a card boxed whole
             elif card.identity in JOKERS:
@@ -550,37 +675,39 @@ def _explained(
         if not indices:
             continue
         first, last = min(indices), max(indices)
-        if last - first >= CARD_W_CM / 2:  # both corners: the whole card
+        if last - first >= card_w_cm / 2:  # both corners: the whole card
             spans.append((first - INDEX_INSET_CM, last + INDEX_INSET_CM))
             lefts.append(first - INDEX_INSET_CM)
         elif last >= length / 2 - 2 * INDEX_INSET_CM - 0.2:  # the top card's right corner
-            spans.append((last + INDEX_INSET_CM - CARD_W_CM, last + INDEX_INSET_CM))
+            spans.append((last + INDEX_INSET_CM - card_w_cm, last + INDEX_INSET_CM))
         else:
-            spans.append((first - INDEX_INSET_CM, first - INDEX_INSET_CM + CARD_W_CM))
+            spans.append((first - INDEX_INSET_CM, first - INDEX_INSET_CM + card_w_cm))
             lefts.append(first - INDEX_INSET_CM)
     one_joker = len({number for number, _, _ in parts}) == 1
-    if len(parts) > 1 and one_joker and not spans and length - CARD_W_CM >= MIN_STRIP_CM:
+    if len(parts) > 1 and one_joker and not spans and length - card_w_cm >= MIN_STRIP_CM:
         # One joker boxed at several parts, the only card read on a fan longer than a card:
         # the top card, at the fan's right end; a part of it boxed left of there is the card
         # under it (its corner mark joined to the top card's lettering as one card's two).
-        spans.append((length / 2 - CARD_W_CM, length / 2))
+        spans.append((length / 2 - card_w_cm, length / 2))
     else:
         alone = len(parts) == 1 and not spans
-        spans += [_joker_part_span(lo, hi, length, alone) for _, lo, hi in parts]
+        spans += [_joker_part_span(lo, hi, length, alone, card_w_cm) for _, lo, hi in parts]
     return spans, lefts
 
 
-def _joker_part_span(u_min: float, u_max: float, length: float, alone: bool) -> tuple[float, float]:
+def _joker_part_span(
+    u_min: float, u_max: float, length: float, alone: bool, card_w_cm: float = CARD_W_CM
+) -> tuple[float, float]:
     """The stretch a joker boxed by a part of its picture (``u_min`` … ``u_max`` along a fan of
     ``length``, cm from its centre) explains: which part is unknown, so every place the card
     could lie. But when it is the only card read on a fan longer than one card by a strip, it is
     the top card (the part was boxed: its picture shows), so it lies as far to the player's right
     as it can; the strip left of it is another card's (two line-art jesters fanned 1–1.5 cm
     apart were read as one)."""
-    low, high = u_max - CARD_W_CM, u_min + CARD_W_CM
-    if alone and length - CARD_W_CM >= MIN_STRIP_CM:
+    low, high = u_max - card_w_cm, u_min + card_w_cm
+    if alone and length - card_w_cm >= MIN_STRIP_CM:
         right = min(high, length / 2)
-        return right - CARD_W_CM, right
+        return right - card_w_cm, right
     return low, high
 
 

@@ -57,7 +57,8 @@ whole and at every corner, SJ second each time at 0.01–0.49 — a mean of 0.18
 a play; without the floor, a card lying unread as its index went unboxed, every read ``none``
 and a joker second at 0.00–0.03 as often as not, was taken for a joker: the rendering deck's
 end-to-end clip read 4 plays of 12). A blob so read as a joker that is a fan step
-(``FAN_STEP_CM``) or more wider than one card, and no longer than one, is a fan of two: where
+(``FAN_STEP_CM``) or more wider than one card (as wide as the index cards seen lying alone and
+whole are, :attr:`ZoneReader.card_w_cm`), and no longer than one, is a fan of two: where
 the corner marks along each of its long sides name a joker, each side's card is that joker, in
 doubt as to which (validation hand 9031: S's two big jokers fanned 1.2 cm apart, neither's mark
 boxed, read as one; each end's mark read BJ at 0.77–0.80). Any other read of a lone blob is
@@ -110,6 +111,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections import deque
 from collections.abc import Callable, Collection, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
@@ -183,6 +185,8 @@ reports how the bar splits exactly-right and wrong plays), and a court card so r
 part of a picture (:func:`picture_in_doubt`)."""
 COURT_RANKS = frozenset({"J", "Q", "K"})
 SAME_PLACE_CM = 3.0  # two reads of one identity this close are one card
+CARD_WIDTH_READS = 25  # the deck's card width: the median of the last so many cards seen …
+CARD_WIDTH_SEEN = 3  # … once at least so many were
 
 Rect = tuple[float, float, float, float]  # x0, y0, x1, y1 in table cm
 Point = tuple[float, float]  # table cm
@@ -367,6 +371,7 @@ def read_fan(
     px_per_cm: float,
     read_strips: StripReader | None = None,
     weak_reads: Sequence[UnsureCorner] = (),
+    card_w_cm: float = CARD_W_CM,
 ) -> tuple[list[CardSighting], StripReads]:
     """A seat zone's ``cards`` and what its fans' strips show
     (:func:`vision.fan_strips.hidden_jokers`; ``weak_reads``: how the ``unread`` indices read
@@ -374,15 +379,15 @@ def read_fan(
     joker's picture (the strips of two BJs under a 2D, one read JD 0.6): when the fan without
     it names every strip it shows, and as more jokers than with it, that reading is taken —
     its jokers are strip reads, in doubt, so what they prove is asked about. ``read_strips``
-    reads the strips (the classifier on the frame)."""
+    reads the strips (the classifier on the frame); ``card_w_cm`` is the deck's card width."""
     strips = hidden_jokers(
-        paper, view, cards, unread, fan_right, px_per_cm, read_strips, weak_reads
+        paper, view, cards, unread, fan_right, px_per_cm, read_strips, weak_reads, card_w_cm
     )
     pictures = [card for card in cards if picture_in_doubt(card)]
     if strips.unnamed and pictures:
         rest = [card for card in cards if not any(card is p for p in pictures)]
         alt = hidden_jokers(
-            paper, view, rest, unread, fan_right, px_per_cm, read_strips, weak_reads
+            paper, view, rest, unread, fan_right, px_per_cm, read_strips, weak_reads, card_w_cm
         )
         if not alt.unnamed and len(alt.jokers) > len(strips.jokers):
             return rest, alt
@@ -479,6 +484,15 @@ class ZoneReader:
         self._tracks = {
             name: IndexTracks(px_per_cm, weak_reads=name != CENTRE) for name in ZONE_NAMES
         }
+        self._card_widths: deque[float] = deque(maxlen=CARD_WIDTH_READS)
+
+    @property
+    def card_w_cm(self) -> float:
+        """The deck's card width: the median over the last index cards seen lying alone and
+        whole (``CARD_WIDTH_READS``), a poker card's until ``CARD_WIDTH_SEEN`` were."""
+        if len(self._card_widths) < CARD_WIDTH_SEEN:
+            return CARD_W_CM
+        return float(np.median(self._card_widths))
 
     def read(
         self,
@@ -687,8 +701,17 @@ class ZoneReader:
                 fan_right = right_of(name)
                 read_strips = self._strip_reader(view, source)
                 cards, strips = read_fan(
-                    paper, view, cards, unread, fan_right, self.px_per_cm, read_strips, unsure
+                    paper,
+                    view,
+                    cards,
+                    unread,
+                    fan_right,
+                    self.px_per_cm,
+                    read_strips,
+                    unsure,
+                    self.card_w_cm,
                 )
+                self._card_widths.extend(strips.widths)
                 if strips.unnamed:
                     # A card lies under this play that no read names: the play may be short.
                     cards = [doubted(card) for card in cards]
@@ -756,7 +779,8 @@ class ZoneReader:
         short, long = blob.sides_cm
         _, *marks = reads
         # A fan step wider than one card, less than two cards wide, one card long.
-        fanned = CARD_W_CM + FAN_STEP_CM <= short < 2 * CARD_W_CM and long < CARD_H_CM + FAN_STEP_CM
+        width = self.card_w_cm
+        fanned = width + FAN_STEP_CM <= short < 2 * width and long < CARD_H_CM + FAN_STEP_CM
         if not fanned or len(marks) != 4:
             return [joker]
         left, right = _joker_named(marks[:2]), _joker_named(marks[2:])

@@ -392,6 +392,61 @@ def test_a_lone_joker_boxed_at_several_parts_on_a_fan_longer_than_a_card_is_its_
     assert jokers(view, [CardSighting("BJ", [corner_mark, lettering], 0.95)], classifier) == ["BJ"]
 
 
+NARROW_W = 53  # px: a narrow deck's card, 5.3 cm wide (a bridge deck's, or a tall face's)
+
+
+def draw_narrow_jesters(patterns: list[int]) -> tuple[np.ndarray, list[int]]:
+    """Two narrow picture jokers fanned ``STEP`` apart, each drawn all over in grey blocks laid
+    out by its pattern's seed (one seed, one design): the view and each card's left edge."""
+    view = np.full((300, 400, 3), CLOTH, np.uint8)
+    lefts = [120 + STEP * i for i in range(len(patterns))]
+    for seed, left in zip(patterns, lefts, strict=True):
+        cv2.rectangle(view, (left, TOP), (left + NARROW_W, TOP + H), (245, 245, 245), cv2.FILLED)
+        blocks = np.random.default_rng(seed).integers(120, 245, size=(H // 4, NARROW_W // 4))
+        for (row, column), level in np.ndenumerate(blocks):
+            if (row + column) % 2:
+                x, y = left + 2 + 4 * column, TOP + 2 + 4 * row
+                cv2.rectangle(view, (x, y), (x + 3, y + 3), (int(level),) * 3, cv2.FILLED)
+    return view, lefts
+
+
+def read_as_nothing(boxes: Sequence[Box]) -> list[Read]:
+    return [Read("none", 0.9, "", 0.0) for _ in boxes]
+
+
+def test_a_strip_that_shows_what_the_joker_on_it_shows_by_its_left_edge_is_a_second_copy() -> None:
+    # A narrow deck's pair of small jokers fanned 1.5 cm apart, the top one boxed by a mark at
+    # its top left, every strip read as nothing (validation hand 9088, orell: cards 5.3 cm
+    # wide, a grey jester the classifier never named on a strip; the pair was read as one SJ).
+    view, (_, top) = draw_narrow_jesters([7, 7])
+    mark = CardSighting("SJ", [(top + 2.0, TOP + 2.0, top + 10.0, TOP + 10.0)], 0.97)
+    found = hidden_jokers(
+        paper_of(view), view, [mark], [], SOUTH_RIGHT, PX, read_as_nothing, card_w_cm=5.3
+    )
+    assert [(j.identity, j.confidence, j.runner_up) for j in found.jokers] == [
+        ("SJ", STRIP_CONFIDENCE, "BJ")
+    ]
+    assert found.unnamed == 0
+    # Another design under it is no copy of it: a card no read names.
+    view, (_, top) = draw_narrow_jesters([8, 7])
+    found = hidden_jokers(
+        paper_of(view), view, [mark], [], SOUTH_RIGHT, PX, read_as_nothing, card_w_cm=5.3
+    )
+    assert (found.jokers, found.unnamed) == ([], 1)
+    # Taken for a poker card 6.3 cm wide, the top card would fill the fan but for 0.5 cm.
+    view, _ = draw_narrow_jesters([7, 7])
+    assert unexplained_strips(paper_of(view), view, [mark], SOUTH_RIGHT, PX) == []
+
+
+def test_an_index_card_lying_alone_seen_whole_tells_the_decks_card_width() -> None:
+    view, (left,), _ = fan(["index"])
+    found = strips_read(view, [index_card("4H", left, top_card=True)], None)
+    assert found.widths == pytest.approx([6.3], abs=0.2)
+    view, (under, top), _ = fan(["index", "index"])  # a fan: no one card's width
+    cards = [index_card("4H", under), index_card("5H", top, top_card=True)]
+    assert strips_read(view, cards, None).widths == ()
+
+
 def test_a_joker_read_whole_from_a_fans_blob_is_its_top_card_only() -> None:
     # A pair of small jokers read whole from the paper's blob: the box holds both cards, and
     # the strip of the one under it is the second joker.
