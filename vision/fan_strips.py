@@ -496,8 +496,7 @@ def _band(
     view_bgr: np.ndarray, fan: Fan, u0: float, u1: float, inset: float, px_per_cm: float
 ) -> np.ndarray | None:
     """The view's pixels over the stretch ``u0`` … ``u1`` along the ``fan``, across its breadth
-    less ``inset`` at each side (a negative inset: more), turned upright (along → x); none when
-    under a few pixels."""
+    less ``inset`` at each side, turned upright (along → x); none when under a few pixels."""
     centre, along, across, _, breadth = fan
     half = breadth / 2 - inset
     width, height = round((u1 - u0) * px_per_cm), round(2 * half * px_per_cm)
