@@ -357,10 +357,9 @@ def unexplained_strips(
     cards: Sequence[CardSighting],
     fan_right: tuple[float, float],
     px_per_cm: float,
-    card_w_cm: float = CARD_W_CM,
 ) -> list[Strip]:
     """Every stretch of a fan on the view that the ``cards`` read do not explain."""
-    return _look_at_fans(paper, view_bgr, cards, fan_right, px_per_cm, (), card_w_cm)[0]
+    return _look_at_fans(paper, view_bgr, cards, fan_right, px_per_cm)[0]
 
 
 def _look_at_fans(
@@ -642,7 +641,7 @@ def _rotated_rect(
 
 
 def _explained(
-    cards: Sequence[CardSighting], fan: Fan, px_per_cm: float, card_w_cm: float = CARD_W_CM
+    cards: Sequence[CardSighting], fan: Fan, px_per_cm: float, card_w_cm: float
 ) -> tuple[list[tuple[float, float]], list[float]]:
     """The stretches along the fan (cm from its centre) the cards read explain, and the left
     edges of the cards whose left edge is known."""
@@ -695,7 +694,7 @@ def _explained(
 
 
 def _joker_part_span(
-    u_min: float, u_max: float, length: float, alone: bool, card_w_cm: float = CARD_W_CM
+    u_min: float, u_max: float, length: float, alone: bool, card_w_cm: float
 ) -> tuple[float, float]:
     """The stretch a joker boxed by a part of its picture (``u_min`` … ``u_max`` along a fan of
     ``length``, cm from its centre) explains: which part is unknown, so every place the card
