@@ -35,7 +35,10 @@ takes the surer read and keeps the other in ``also_read``. Corners already paire
 corner of their own identity are never taken apart (a fanned pair's top card shows both of its
 corners; the card under it, one). Two ranks each read at ``SURE_APART`` or more stay two cards:
 a fan's under card shows its top corner one card's diagonal from the top card's bottom one
-(a KD over a 5D, read KD 0.99 and 5D 1.00, was taken for one 5D).
+(a KD over a 5D, read KD 0.99 and 5D 1.00, was taken for one 5D). So do the two jokers each
+read that surely: a validation deck's SJ fanned over its BJ, the BJ's "JOKER" column read 0.96
+one card's diagonal from the SJ's far column read 0.97, was taken for one SJ (validation hand
+9090, the deck's own pair); a joker's colour read less surely may still be misread.
 
 A corner the localiser was sure of but the classifier read unsurely (``unsure_corners``: its
 reads under the bar, with a runner-up) may be the other corner of a card read at one corner
@@ -534,11 +537,13 @@ def _one_part_apart(a: str, b: str) -> bool:
 
 
 def _two_sure_ranks(a: CardSighting, b: CardSighting) -> bool:
-    """Whether two index reads name two ranks, each at ``SURE_APART`` or more: two cards
-    (module doc)."""
-    if a.identity in JOKERS or b.identity in JOKERS:
+    """Whether two index reads name two ranks, or the two jokers, each at ``SURE_APART`` or
+    more: two cards (module doc)."""
+    if min(a.confidence, b.confidence) < SURE_APART:
         return False
-    return a.identity[:-1] != b.identity[:-1] and min(a.confidence, b.confidence) >= SURE_APART
+    if a.identity in JOKERS or b.identity in JOKERS:
+        return {a.identity, b.identity} == set(JOKERS)
+    return a.identity[:-1] != b.identity[:-1]
 
 
 def _join_misread_corners(

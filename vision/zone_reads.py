@@ -176,6 +176,8 @@ LONE_JOKER_CONF = 0.6  # … a blob with no index box on it at all (an index car
 LONE_RUNNER_UP_JOKER = 0.1
 INDEX_MAX_CM = 3.0  # a corner index's box is about 1.1 × 2.1 cm; a bigger box is no index
 JOKER_SPAN_CM = (7.0, 9.6)  # one card's box, short and long side, with a little slack
+FANNED_MARK_LIKENESS = 0.7  # two joker marks this alike in width and height may be copies …
+FANNED_MARK_ACROSS = 0.3  # … when apart across the fan by at most this share of their step
 INDEX_EDGE_CM = 0.5  # an index box's outer edges lie within this of its card's edges
 OTHER_JOKER_MARKS = 2  # corner marks naming the other joker, off the joker read (9028: 2 of 4)
 UNSURE_READ = 0.8
@@ -299,13 +301,19 @@ def zone_rects(zones: Zones, margin_cm: float = READING_MARGIN_CM) -> dict[str, 
     return rects
 
 
-def one_joker_each(cards: Sequence[CardSighting], px_per_cm: float) -> list[CardSighting]:
+def one_joker_each(
+    cards: Sequence[CardSighting],
+    px_per_cm: float,
+    fan_right: tuple[float, float] | None = None,
+) -> list[CardSighting]:
     """Two sightings of the same joker whose boxes together fit inside one card (at most
     ``JOKER_SPAN_CM``) are one joker the localiser boxed by parts; a fanned pair of jokers
     spans at least a card's width plus its 1.3 cm strip. Not where one is a card seen by two
     corners and the other lies off that card (past its indices' boxes by more than
     ``INDEX_EDGE_CM``): a pair of small-marked jokers fanned 1.7 cm apart, the top one seen by
-    both corners, spans only 5.9 cm of index boxes (validation hand 9024, read one joker)."""
+    both corners, spans only 5.9 cm of index boxes (validation hand 9024, read one joker). Nor
+    where, on a seat's play fanned towards ``fan_right``, one mark is the other moved a fan
+    step that way (:func:`_fanned_copies`)."""
     out = list(cards)
     merged = True
     while merged:
@@ -316,6 +324,8 @@ def one_joker_each(cards: Sequence[CardSighting], px_per_cm: float) -> list[Card
                 continue
             if _off_its_card(a, b, px_per_cm) or _off_its_card(b, a, px_per_cm):
                 continue
+            if fan_right is not None and _fanned_copies(a, b, fan_right, px_per_cm):
+                continue
             x0, y0, x1, y1 = _span([*a.boxes, *b.boxes])
             short, long = sorted(((x1 - x0) / px_per_cm, (y1 - y0) / px_per_cm))
             if short <= JOKER_SPAN_CM[0] and long <= JOKER_SPAN_CM[1]:
@@ -325,6 +335,34 @@ def one_joker_each(cards: Sequence[CardSighting], px_per_cm: float) -> list[Card
                 merged = True
                 break
     return out
+
+
+def _fanned_copies(
+    a: CardSighting, b: CardSighting, fan_right: tuple[float, float], px_per_cm: float
+) -> bool:
+    """Whether two one-box joker marks are one card's mark and a fanned copy's: alike in size
+    (each side within ``FANNED_MARK_LIKENESS``), index-sized (``INDEX_MAX_CM``), apart along
+    the fan by a fan step (``FAN_STEP_CM``) or more with cloth or card between them, and hardly
+    apart across it (``FANNED_MARK_ACROSS``). A fan shows every card's same corner a step
+    further right; a joker's parts lie along its index column or over its picture (validation
+    hand 9091: W's two orell big jokers under a 2H, each showing its star 1.7 cm from the
+    other's, had been merged into one joker)."""
+    if len(a.boxes) != 1 or len(b.boxes) != 1:
+        return False
+    (ax0, ay0, ax1, ay1), (bx0, by0, bx1, by1) = a.boxes[0], b.boxes[0]
+    sizes = ((ax1 - ax0, bx1 - bx0), (ay1 - ay0, by1 - by0))
+    if any(min(p, q) < FANNED_MARK_LIKENESS * max(p, q) for p, q in sizes):
+        return False
+    if max(ax1 - ax0, ay1 - ay0, bx1 - bx0, by1 - by0) > INDEX_MAX_CM * px_per_cm:
+        return False
+    (acx, acy), (bcx, bcy) = box_centre(a.boxes[0]), box_centre(b.boxes[0])
+    dx, dy = bcx - acx, bcy - acy
+    along = abs(dx * fan_right[0] + dy * fan_right[1])
+    across = abs(dx * fan_right[1] - dy * fan_right[0])
+    reach = abs((ax1 - ax0) * fan_right[0]) + abs((ay1 - ay0) * fan_right[1])
+    return (
+        along >= FAN_STEP_CM * px_per_cm and along > reach and across <= FANNED_MARK_ACROSS * along
+    )
 
 
 def _off_its_card(card: CardSighting, other: CardSighting, px_per_cm: float) -> bool:
@@ -654,7 +692,7 @@ class ZoneReader:
             grouped = group_cards(
                 detections, pooled=pooled, px_per_cm=self.px_per_cm, unsure_corners=unsure
             )
-            seen = one_joker_each(grouped, self.px_per_cm)
+            seen = one_joker_each(grouped, self.px_per_cm, self._fan_right(name))
             cards = [card for card in seen if self._holds(name, *card.centre)]
             placed = [(card, self._on_table(name, card.centre)) for card in seen]
             outside = [(card, where) for card, where in placed if self.zones.seat_of(where) is None]
@@ -690,7 +728,7 @@ class ZoneReader:
             unnamed_blobs = [blob for blob, jokers in read_whole if not jokers]
             # A joker the localiser boxed only in part, its part off the paper's blob (a
             # line-art joker's edge is no brighter than the cloth), is that same joker.
-            cards = one_joker_each([*cards, *whole], self.px_per_cm)
+            cards = one_joker_each([*cards, *whole], self.px_per_cm, self._fan_right(name))
         cards += self._lying_still(name, thumb, unnamed_blobs)
         parts = self._joker_parts(paper, cards, in_doubt)
         if parts:
@@ -891,6 +929,11 @@ class ZoneReader:
                         CardSighting(joker, boxes, STRIP_CONFIDENCE, runner_up=other_joker(joker))
                     )
         return found
+
+    @staticmethod
+    def _fan_right(name: str) -> tuple[float, float] | None:
+        """The way a play in zone ``name`` fans (the centre and kitty have none)."""
+        return right_of(name) if name in SEATS else None
 
     def _in_play(self, name: str, box: Box) -> bool:
         """Whether the centre of ``box`` (zone ``name``'s view px) lies in any seat's play area."""

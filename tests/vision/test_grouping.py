@@ -136,6 +136,25 @@ def test_two_ranks_each_read_surely_at_one_cards_corner_distance_are_two_cards()
     assert shapes(group_cards([det("4S", a, 0.99), det("4D", b, 1.0)])) == [("4D", 2)]
 
 
+def test_the_two_jokers_each_read_surely_are_two_cards_like_two_sure_ranks() -> None:
+    """Validation hand 9090 at 12 px a cm (atlasnye's own pair): an SJ fanned over a BJ. The
+    BJ's "JOKER" column (boxed whole and by its upper half, read 0.88 and 0.96) lay one card's
+    diagonal from the SJ's far column (0.97) and the two were joined as one SJ, which then
+    swallowed the SJ's near column (0.99) as a misread of its face: one SJ for BJ SJ. A joker
+    read two ways less surely is still one joker (above)."""
+    a, b = corners(100, 100)
+    assert shapes(group_cards([det("BJ", a, 0.96), det("SJ", b, 0.97)])) == [("BJ", 1), ("SJ", 1)]
+    fan = [
+        det("SJ", (365, 199, 389, 260), 0.99),
+        det("SJ", (416, 241, 436, 308), 0.97),
+        det("BJ", (349, 198, 363, 232), 0.96),
+        det("BJ", (347, 201, 365, 256), 0.88),
+        det("SJ", (421, 273, 435, 307), 0.63),
+    ]
+    cards = one_joker_each(group_cards(fan, px_per_cm=12.0), 12.0)
+    assert sorted(card.identity for card in cards) == ["BJ", "SJ"]
+
+
 def test_a_fanned_under_card_is_not_joined_to_the_top_card_read_one_part_apart() -> None:
     """A fan of 7♠ under 7♣: the top card shows both corners (paired), the under card one."""
     under, _ = corners(0, 0)

@@ -22,7 +22,7 @@ from vision.detector import Detection
 from vision.fan_strips import STRIP_CONFIDENCE
 from vision.grouping import CardSighting
 from vision.zone_reads import UNSURE_READ, ZONE_NAMES, ZoneReader, one_joker_each, zone_rects
-from vision.zones import Zones
+from vision.zones import Zones, right_of
 
 SIZE = 360
 VIEW_PX_PER_CM = 10.0
@@ -444,6 +444,28 @@ def test_a_small_marked_joker_seen_by_both_corners_and_its_pair_fanned_beside_it
     assert len(one_joker_each([top, under], 12.0)) == 2
     part = CardSighting("SJ", [(360.0, 150.0, 380.0, 190.0)], 0.9)  # a part of its picture
     assert len(one_joker_each([top, part], 12.0)) == 1
+
+
+def test_two_joker_marks_a_fan_step_apart_on_a_seats_play_are_two_copies() -> None:
+    """Validation hand 9091 at 12 px a cm: W's two big jokers fanned under a 2H, each showing
+    only its star, 1.7 cm apart along W's fan — within one card's span, yet a fan shows each
+    card's same corner a step further on; parts of one joker do not lie so."""
+    stars = [
+        CardSighting("BJ", [(217.0, 307.0, 228.0, 316.0)], 1.0),
+        CardSighting("BJ", [(216.0, 327.0, 228.0, 336.0)], 0.97),
+    ]
+    assert len(one_joker_each(stars, 12.0, fan_right=right_of("W"))) == 2
+    assert len(one_joker_each(stars, 12.0)) == 1  # the centre's cards fan no way
+    across = [  # the same marks apart across W's fan: along a joker's index column
+        CardSighting("BJ", [(217.0, 307.0, 228.0, 316.0)], 1.0),
+        CardSighting("BJ", [(237.0, 307.0, 248.0, 316.0)], 0.97),
+    ]
+    assert len(one_joker_each(across, 12.0, fan_right=right_of("W"))) == 1
+    unlike = [  # a small mark and a big part of a picture a step away: one joker's parts
+        CardSighting("BJ", [(217.0, 307.0, 228.0, 316.0)], 1.0),
+        CardSighting("BJ", [(210.0, 327.0, 235.0, 350.0)], 0.97),
+    ]
+    assert len(one_joker_each(unlike, 12.0, fan_right=right_of("W"))) == 1
 
 
 def test_an_empty_look_is_learnt_only_while_nothing_moves_in_the_zone() -> None:
