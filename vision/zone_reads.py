@@ -22,7 +22,8 @@ only changes when a card lands in it or the trick is swept, so:
   (``source``), pooled per index over the zone's reads (:mod:`vision.index_tracks`, which
   also takes the localiser's sure boxes the classifier read under the bar, except in the
   centre: the kitty), grouped into cards (a picture joker boxed by halves is one joker: knowing the
-  scale, :func:`one_joker_each` can tell it from a fanned pair); a card counts for the zone
+  scale, and on a seat's play the way it fans, :func:`one_joker_each` can tell it from a fanned
+  pair); a card counts for the zone
   its centre lies in, and only the zone being read keeps it (the rectangles overlap at the
   corners);
 * a read stands only once confirmed: a changed zone is read again on the next frames until two
@@ -178,6 +179,7 @@ INDEX_MAX_CM = 3.0  # a corner index's box is about 1.1 × 2.1 cm; a bigger box 
 JOKER_SPAN_CM = (7.0, 9.6)  # one card's box, short and long side, with a little slack
 FANNED_MARK_LIKENESS = 0.7  # two joker marks this alike in width and height may be copies …
 FANNED_MARK_ACROSS = 0.3  # … when apart across the fan by at most this share of their step
+FANNED_MARK_MAX_CM = 5.0  # … and a step narrower than a card (a sideways card's ends: 6.5+)
 INDEX_EDGE_CM = 0.5  # an index box's outer edges lie within this of its card's edges
 OTHER_JOKER_MARKS = 2  # corner marks naming the other joker, off the joker read (9028: 2 of 4)
 UNSURE_READ = 0.8
@@ -342,11 +344,13 @@ def _fanned_copies(
 ) -> bool:
     """Whether two one-box joker marks are one card's mark and a fanned copy's: alike in size
     (each side within ``FANNED_MARK_LIKENESS``), index-sized (``INDEX_MAX_CM``), apart along
-    the fan by a fan step (``FAN_STEP_CM``) or more with cloth or card between them, and hardly
-    apart across it (``FANNED_MARK_ACROSS``). A fan shows every card's same corner a step
-    further right; a joker's parts lie along its index column or over its picture (validation
-    hand 9091: W's two orell big jokers under a 2H, each showing its star 1.7 cm from the
-    other's, had been merged into one joker)."""
+    the fan by a fan step (``FAN_STEP_CM``) or more with cloth or card between them but less
+    than a card's width (``FANNED_MARK_MAX_CM``), and hardly apart across it
+    (``FANNED_MARK_ACROSS``). A fan shows every card's same corner a step further right; a
+    joker's parts lie along its index column or over its picture, and a joker lying sideways
+    shows its two end columns a card's length apart (validation hand 9084: an SJ's, 7.3 cm).
+    Validation hand 9091: W's two orell big jokers under a 2H, each showing its star 1.7 cm
+    from the other's, had been merged into one joker."""
     if len(a.boxes) != 1 or len(b.boxes) != 1:
         return False
     (ax0, ay0, ax1, ay1), (bx0, by0, bx1, by1) = a.boxes[0], b.boxes[0]
@@ -361,7 +365,9 @@ def _fanned_copies(
     across = abs(dx * fan_right[1] - dy * fan_right[0])
     reach = abs((ax1 - ax0) * fan_right[0]) + abs((ay1 - ay0) * fan_right[1])
     return (
-        along >= FAN_STEP_CM * px_per_cm and along > reach and across <= FANNED_MARK_ACROSS * along
+        FAN_STEP_CM * px_per_cm <= along <= FANNED_MARK_MAX_CM * px_per_cm
+        and along > reach
+        and across <= FANNED_MARK_ACROSS * along
     )
 
 

@@ -449,7 +449,8 @@ def test_a_small_marked_joker_seen_by_both_corners_and_its_pair_fanned_beside_it
 def test_two_joker_marks_a_fan_step_apart_on_a_seats_play_are_two_copies() -> None:
     """Validation hand 9091 at 12 px a cm: W's two big jokers fanned under a 2H, each showing
     only its star, 1.7 cm apart along W's fan — within one card's span, yet a fan shows each
-    card's same corner a step further on; parts of one joker do not lie so."""
+    card's same corner a step further on; parts of one joker do not lie so, and a joker lying
+    sideways shows its two ends a card's length apart."""
     stars = [
         CardSighting("BJ", [(217.0, 307.0, 228.0, 316.0)], 1.0),
         CardSighting("BJ", [(216.0, 327.0, 228.0, 336.0)], 0.97),
@@ -466,6 +467,11 @@ def test_two_joker_marks_a_fan_step_apart_on_a_seats_play_are_two_copies() -> No
         CardSighting("BJ", [(210.0, 327.0, 235.0, 350.0)], 0.97),
     ]
     assert len(one_joker_each(unlike, 12.0, fan_right=right_of("W"))) == 1
+    sideways = [  # validation hand 9084: an SJ lying sideways in N's view, its two end columns
+        CardSighting("SJ", [(429.0, 53.0, 444.0, 76.0)], 0.99),
+        CardSighting("SJ", [(517.0, 53.0, 532.0, 76.0)], 0.95),
+    ]
+    assert len(one_joker_each(sideways, 12.0, fan_right=right_of("N"))) == 1
 
 
 def test_an_empty_look_is_learnt_only_while_nothing_moves_in_the_zone() -> None:
