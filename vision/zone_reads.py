@@ -179,7 +179,7 @@ INDEX_MAX_CM = 3.0  # a corner index's box is about 1.1 × 2.1 cm; a bigger box 
 JOKER_SPAN_CM = (7.0, 9.6)  # one card's box, short and long side, with a little slack
 FANNED_MARK_LIKENESS = 0.7  # two joker marks this alike in width and height may be copies …
 FANNED_MARK_ACROSS = 0.3  # … when apart across the fan by at most this share of their step
-FANNED_MARK_MAX_CM = 5.0  # … and a step narrower than a card (a sideways card's ends: 6.5+)
+FANNED_MARK_MAX_CM = 3.0  # … and a step of half a card (one card's two marks on an edge: 4+)
 INDEX_EDGE_CM = 0.5  # an index box's outer edges lie within this of its card's edges
 OTHER_JOKER_MARKS = 2  # corner marks naming the other joker, off the joker read (9028: 2 of 4)
 UNSURE_READ = 0.8
@@ -344,13 +344,14 @@ def _fanned_copies(
 ) -> bool:
     """Whether two one-box joker marks are one card's mark and a fanned copy's: alike in size
     (each side within ``FANNED_MARK_LIKENESS``), index-sized (``INDEX_MAX_CM``), apart along
-    the fan by a fan step (``FAN_STEP_CM``) or more with cloth or card between them but less
-    than a card's width (``FANNED_MARK_MAX_CM``), and hardly apart across it
+    the fan by a fan step (``FAN_STEP_CM``) or more with cloth or card between them but at
+    most half a card's width (``FANNED_MARK_MAX_CM``), and hardly apart across it
     (``FANNED_MARK_ACROSS``). A fan shows every card's same corner a step further right; a
-    joker's parts lie along its index column or over its picture, and a joker lying sideways
-    shows its two end columns a card's length apart (validation hand 9084: an SJ's, 7.3 cm).
-    Validation hand 9091: W's two orell big jokers under a 2H, each showing its star 1.7 cm
-    from the other's, had been merged into one joker."""
+    joker's parts lie along its index column or over its picture, and one joker's marks at
+    the two ends of an edge lie most of a card's width or length apart (validation hand 9097:
+    an SJ's two rings 4.3 cm apart along W's fan; 9084: a sideways SJ's two end columns,
+    7.3 cm). Validation hand 9091: W's two orell big jokers under a 2H, each showing its star
+    1.7 cm from the other's, had been merged into one joker."""
     if len(a.boxes) != 1 or len(b.boxes) != 1:
         return False
     (ax0, ay0, ax1, ay1), (bx0, by0, bx1, by1) = a.boxes[0], b.boxes[0]

@@ -449,8 +449,8 @@ def test_a_small_marked_joker_seen_by_both_corners_and_its_pair_fanned_beside_it
 def test_two_joker_marks_a_fan_step_apart_on_a_seats_play_are_two_copies() -> None:
     """Validation hand 9091 at 12 px a cm: W's two big jokers fanned under a 2H, each showing
     only its star, 1.7 cm apart along W's fan — within one card's span, yet a fan shows each
-    card's same corner a step further on; parts of one joker do not lie so, and a joker lying
-    sideways shows its two ends a card's length apart."""
+    card's same corner a step further on; parts of one joker do not lie so, and one joker's
+    marks at the ends of an edge lie most of a card's width or length apart."""
     stars = [
         CardSighting("BJ", [(217.0, 307.0, 228.0, 316.0)], 1.0),
         CardSighting("BJ", [(216.0, 327.0, 228.0, 336.0)], 0.97),
@@ -472,6 +472,11 @@ def test_two_joker_marks_a_fan_step_apart_on_a_seats_play_are_two_copies() -> No
         CardSighting("SJ", [(517.0, 53.0, 532.0, 76.0)], 0.95),
     ]
     assert len(one_joker_each(sideways, 12.0, fan_right=right_of("N"))) == 1
+    one_edge = [  # validation hand 9097: an SJ's two rings at the ends of its edge along W's fan
+        CardSighting("SJ", [(221.0, 370.0, 233.0, 383.0)], 1.0),
+        CardSighting("SJ", [(219.0, 318.0, 232.0, 330.0)], 1.0),
+    ]
+    assert len(one_joker_each(one_edge, 12.0, fan_right=right_of("W"))) == 1
 
 
 def test_an_empty_look_is_learnt_only_while_nothing_moves_in_the_zone() -> None:
