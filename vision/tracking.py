@@ -7,8 +7,10 @@ observations (not moving, zone not occluded) spanning ``settle_s``; moving and o
 are skipped for acceptance (they neither count nor break a run) but may date a landing. Then:
 
 * cards in the zone of a seat that has not played this trick → ``play`` with ``t_landed`` the
-  first frame that showed the new cards (a moving frame too, if they were visible), and
-  ``t_stable`` the accepting frame;
+  first frame that showed the new cards (a moving frame too, if they were visible) — or card
+  paper there that no read named (``glimpsed``), once the zone was seen bare since the sweep: a
+  card lying unread 6 s dated from its read had made the lead before it out of turn (validation
+  hand 9101) —, and ``t_stable`` the accepting frame;
 * more cards added to a seat's play → a ``play`` of the added cards (the game feed flags the seat
   playing twice); different cards in place of a play → ``recognition_conflict`` ``cards_changed``;
   cards disappearing and reappearing within ``takeback_s`` (a hand over them) → nothing;
@@ -148,6 +150,7 @@ class _Zone:
     vanished: Cards = ()  # seat zones: cards of the play gone with no hand seen: misread
     vanished_at: tuple[float, str] = (0.0, "")
     read_as_played: Counter[str] = field(default_factory=Counter)  # frames each card read as such
+    bare: bool = False  # seat zones: seen with no card and no unread paper since the sweep
     read_otherwise: Counter[tuple[str, str]] = field(default_factory=Counter)  # (card, read) frames
 
 
@@ -302,6 +305,7 @@ class PlayTracker:
             self._zones[s].vanished = ()
             self._zones[s].read_as_played = Counter()
             self._zones[s].read_otherwise = Counter()
+            self._zones[s].bare = False
 
     def _step(
         self, zone: _Zone, seen: Cards, t: float, ref: str, blocked: bool, glimpsed: bool = False
@@ -309,7 +313,13 @@ class PlayTracker:
         """Advance one zone; on acceptance returns the accepted multiset, its landing (the first
         frame that differed from the stable state) and the first frame of its accepting run.
         ``glimpsed``: a card lay there that no read named (it showed cards all the same)."""
-        if seen != zone.stable and zone.landed is None and (not blocked or _sub(seen, zone.stable)):
+        # A card lying there unread (glimpsed) has landed as surely as one read, once the zone
+        # was seen bare since the sweep (paper glimpsed through the sweep is the trick's cards,
+        # or the pile left beside the zone): its play, once read, is dated from it.
+        if not blocked and not seen and not glimpsed:
+            zone.bare = True
+        differs = seen != zone.stable or (glimpsed and not seen and zone.bare)
+        if differs and zone.landed is None and (not blocked or _sub(seen, zone.stable)):
             zone.landed = (t, ref)
         if blocked:
             return None
@@ -317,9 +327,10 @@ class PlayTracker:
         zone.shown += bool(seen) or glimpsed
         if seen == zone.stable:
             zone.cand, zone.cand_count = None, 0
-            zone.same_count += 1
-            if zone.same_count >= self.min_frames:
-                zone.landed = None
+            if not differs:
+                zone.same_count += 1
+                if zone.same_count >= self.min_frames:
+                    zone.landed = None
             return None
         zone.same_count = 0
         if seen == zone.cand:

@@ -233,6 +233,26 @@ def test_a_seat_whose_zone_held_a_card_no_read_named_is_named_unread_when_cleare
     assert [e for e in table.events if isinstance(e, TrickClearedEvent)][-1].unread == ()
 
 
+def test_a_play_lying_unread_before_it_is_read_is_dated_from_its_first_glimpse() -> None:
+    """Validation hand 9101 (a deck's own pair): N's small joker lay in its zone 6 s unread —
+    card paper there that no read named — and was read only after E, S and W had played; dated
+    from its read, N's lead came last and E's was called out of turn. Paper glimpsed through the
+    sweep, before the zone was once seen bare, dates nothing: it is the trick's cards or the pile
+    left beside the zone (the rendering deck's end-to-end clip)."""
+    table = Table()
+    table.run({}, 5)
+    t_glimpsed = table.t
+    table.run({}, 20, glimpsed=["N"])
+    table.run({"N": ["SJ"]}, 10)
+    (lead,) = table.plays()
+    assert lead.t_landed == pytest.approx(t_glimpsed)
+    swept = Table()
+    swept.run({}, 5, glimpsed=["N"])  # from the first frame on: never seen bare
+    t_read = swept.t
+    swept.run({"N": ["SJ"]}, 10)
+    assert swept.plays()[0].t_landed == pytest.approx(t_read)
+
+
 def test_a_lead_landing_before_its_zone_was_seen_empty_after_the_sweep_starts_the_next_trick() -> (
     None
 ):
