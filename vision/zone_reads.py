@@ -145,6 +145,7 @@ from vision.grouping import (
     UnsureCorner,
     box_centre,
     group_cards,
+    index_size,
     iou,
 )
 from vision.index_tracks import IndexTracks
@@ -358,7 +359,7 @@ def _fanned_copies(
     sizes = ((ax1 - ax0, bx1 - bx0), (ay1 - ay0, by1 - by0))
     if any(min(p, q) < FANNED_MARK_LIKENESS * max(p, q) for p, q in sizes):
         return False
-    if max(ax1 - ax0, ay1 - ay0, bx1 - bx0, by1 - by0) > INDEX_MAX_CM * px_per_cm:
+    if max(index_size(a.boxes[0]), index_size(b.boxes[0])) > INDEX_MAX_CM * px_per_cm:
         return False
     (acx, acy), (bcx, bcy) = box_centre(a.boxes[0]), box_centre(b.boxes[0])
     dx, dy = bcx - acx, bcy - acy
@@ -665,6 +666,7 @@ class ZoneReader:
     ) -> tuple[list[CardSighting], list[Box], list[tuple[CardSighting, Point]]]:
         """The zone's cards, the card-sized blobs on it that none of them explains, and the
         cards of its view that lie in no zone (with their centres in table cm)."""
+        fans_to = right_of(name) if name in SEATS else None  # the centre's cards fan no way
         with timer("warp"):
             to_view, size = top_down_view(calibration, self.px_per_cm, self.rects[name])
             view = warp_view(image_bgr, to_view, size)
@@ -699,7 +701,7 @@ class ZoneReader:
             grouped = group_cards(
                 detections, pooled=pooled, px_per_cm=self.px_per_cm, unsure_corners=unsure
             )
-            seen = one_joker_each(grouped, self.px_per_cm, self._fan_right(name))
+            seen = one_joker_each(grouped, self.px_per_cm, fans_to)
             cards = [card for card in seen if self._holds(name, *card.centre)]
             placed = [(card, self._on_table(name, card.centre)) for card in seen]
             outside = [(card, where) for card, where in placed if self.zones.seat_of(where) is None]
@@ -735,7 +737,7 @@ class ZoneReader:
             unnamed_blobs = [blob for blob, jokers in read_whole if not jokers]
             # A joker the localiser boxed only in part, its part off the paper's blob (a
             # line-art joker's edge is no brighter than the cloth), is that same joker.
-            cards = one_joker_each([*cards, *whole], self.px_per_cm, self._fan_right(name))
+            cards = one_joker_each([*cards, *whole], self.px_per_cm, fans_to)
         cards += self._lying_still(name, thumb, unnamed_blobs)
         parts = self._joker_parts(paper, cards, in_doubt)
         if parts:
@@ -865,7 +867,7 @@ class ZoneReader:
         """Whether an index-sized box the localiser was sure of lies on ``blob`` (a bigger box
         is a part of a picture, not an index)."""
         most = INDEX_MAX_CM * self.px_per_cm
-        return any(_inside(u, blob) and max(u[2] - u[0], u[3] - u[1]) <= most for u in unread)
+        return any(_inside(u, blob) and index_size(u) <= most for u in unread)
 
     def _paper(self, thumb: np.ndarray, empty: np.ndarray) -> np.ndarray:
         """Thumbnail pixels brighter than the zone's empty look: a card's paper, not its
@@ -936,11 +938,6 @@ class ZoneReader:
                         CardSighting(joker, boxes, STRIP_CONFIDENCE, runner_up=other_joker(joker))
                     )
         return found
-
-    @staticmethod
-    def _fan_right(name: str) -> tuple[float, float] | None:
-        """The way a play in zone ``name`` fans (the centre and kitty have none)."""
-        return right_of(name) if name in SEATS else None
 
     def _in_play(self, name: str, box: Box) -> bool:
         """Whether the centre of ``box`` (zone ``name``'s view px) lies in any seat's play area."""
